@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# build.sh — build, test, demo and benchmark mcplive.
+#
+#   ./build.sh          build the wasm into js/ and print its size
+#   ./build.sh demo     build everything and serve the demo on http://127.0.0.1:8080
+#   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e
+#   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
+#
+# Each command installs what it needs (Go modules, npm ci, Debian chromium when
+# missing and we are root) and fails with a clear message otherwise.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+# Size budget for the brotli-compressed wasm (issue: keep every user's download small).
+MAX_BROTLI_BYTES=${MAX_BROTLI_BYTES:-1350000}
+
+need_go() {
+  command -v go >/dev/null || die "Go is not installed (need Go >= 1.26 on PATH)"
+  go mod download || die "go mod download failed (is the Go module proxy reachable?)"
+}
+
+need_node() {
+  command -v node >/dev/null || die "Node.js >= 20 is not installed"
+  local major; major=$(node -p 'process.versions.node.split(".")[0]')
+  [ "$major" -ge 20 ] || die "Node.js >= 20 required, found $(node --version)"
+  # Node 20 has a global WebSocket only behind a flag; Node 22 has it by default.
+  if [ "$major" -lt 22 ]; then
+    export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-websocket --no-warnings=ExperimentalWarning"
+  fi
+}
+
+npm_ci() { # npm_ci DIR
+  local dir=$1
+  [ -f "$dir/package-lock.json" ] || die "$dir/package-lock.json missing"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    say "npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $dir"
+  fi
+}
+
+need_chromium() {
+  if [ -n "${CHROMIUM:-}" ] && [ -x "$CHROMIUM" ]; then return; fi
+  for c in /usr/bin/chromium /usr/bin/chromium-browser; do
+    if [ -x "$c" ]; then export CHROMIUM=$c; return; fi
+  done
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Debian chromium (apt-get)"
+    apt-get update -qq >/dev/null || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || die "apt-get install chromium failed"
+    export CHROMIUM=/usr/bin/chromium
+    return
+  fi
+  die "Chromium not found: install Debian's 'chromium' package (apt-get install chromium) or set CHROMIUM=/path/to/chromium"
+}
+
+build_wasm() {
+  need_go
+  say "building js/mcplive.wasm"
+  GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
+  chmod 644 js/wasm_exec.js
+  wasm_size
+}
+
+wasm_size() {
+  need_node
+  node -e '
+    const fs = require("fs"), zlib = require("zlib");
+    const b = fs.readFileSync("js/mcplive.wasm");
+    const gz = zlib.gzipSync(b, { level: 9 }).length;
+    const br = zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
+    const f = (n) => (n / 1e6).toFixed(2) + " MB (" + n + " bytes)";
+    console.log("wasm size: raw " + f(b.length) + ", gzip " + f(gz) + ", brotli " + f(br));
+    const max = Number(process.argv[1]);
+    if (br > max) { console.error("build.sh: brotli size " + br + " exceeds the budget of " + max + " bytes"); process.exit(1); }
+  ' "$MAX_BROTLI_BYTES"
+}
+
+cmd_build() { build_wasm; }
+
+cmd_demo() {
+  build_wasm
+  say "serving the demo on http://${ADDR:-127.0.0.1:8080}"
+  exec go run ./demo -addr "${ADDR:-127.0.0.1:8080}" "$@"
+}
+
+test_go() {
+  need_go
+  say "go vet"
+  go vet ./...
+  GOOS=js GOARCH=wasm go vet ./wasm/ .
+  say "gofmt"
+  local bad; bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))
+  [ -z "$bad" ] || die "gofmt needed on: $bad"
+  say "go test -race ./..."
+  go test -race -count=1 -timeout 15m ./...
+  say "fuzz smoke (a few seconds per target)"
+  go test -run '^$' -fuzz '^FuzzDecodeMessage$' -fuzztime "${FUZZTIME:-5s}" .
+  say "wasm build of the root package"
+  GOOS=js GOARCH=wasm go build -o /dev/null .
+}
+
+test_js() {
+  need_node
+  npm_ci js
+  say "JS package tests (node:test, real wasm, real server)"
+  (cd js && npm test)
+}
+
+test_browser() {
+  need_node
+  need_chromium
+  npm_ci e2e
+  say "browser end-to-end tests (headless Chromium)"
+  (cd e2e && npm test)
+}
+
+cmd_test() {
+  test_go
+  build_wasm
+  test_js
+  if [ -d e2e ]; then test_browser; fi
+  say "all tests passed"
+}
+
+cmd_bench() {
+  need_go
+  say "go benchmarks"
+  go test -run '^$' -bench . -benchmem -count "${COUNT:-1}" ./...
+  if [ -d bench ]; then
+    build_wasm
+    need_chromium
+    npm_ci bench
+    (cd bench && npm run bench)
+  fi
+}
+
+case "${1:-build}" in
+  build) cmd_build ;;
+  demo) shift; cmd_demo "$@" ;;
+  test) cmd_test ;;
+  bench) cmd_bench ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench)" ;;
+esac
