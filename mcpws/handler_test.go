@@ -356,7 +356,9 @@ func TestConcurrency(t *testing.T) {
 	for i := range 5 {
 		name := fmt.Sprintf("extra%d", i)
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	wg.Wait()
 	close(errs)
