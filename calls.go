@@ -1,0 +1,175 @@
+package mcplive
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Calls on a Client wait for the connection to be ready (for example during
+// a reconnect), up to the request timeout, then run on the current session.
+
+// withSession runs fn on the ready session, bounded by the request timeout
+// (which covers the wait for ready too).
+func withSession[R any](c *Client, ctx context.Context, method string, fn func(context.Context, *Session) (R, error)) (R, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	sess, err := c.session(ctx, method)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return fn(ctx, sess)
+}
+
+// Ping checks that the server answers.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := withSession(c, ctx, methodPing, func(ctx context.Context, s *Session) (struct{}, error) {
+		return struct{}{}, s.Ping(ctx)
+	})
+	return err
+}
+
+// CallTool calls a tool; see Session.CallTool.
+func (c *Client) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
+	return withSession(c, ctx, methodCallTool, func(ctx context.Context, s *Session) (*CallToolResult, error) {
+		return s.CallTool(ctx, name, args, opts)
+	})
+}
+
+// GetPrompt renders a prompt; see Session.GetPrompt.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
+	return withSession(c, ctx, methodGetPrompt, func(ctx context.Context, s *Session) (*GetPromptResult, error) {
+		return s.GetPrompt(ctx, name, args)
+	})
+}
+
+// ReadResource reads a resource; see Session.ReadResource.
+func (c *Client) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
+	return withSession(c, ctx, methodReadResource, func(ctx context.Context, s *Session) (*ReadResourceResult, error) {
+		return s.ReadResource(ctx, uri)
+	})
+}
+
+// Complete asks for completion values; see Session.Complete.
+func (c *Client) Complete(ctx context.Context, params CompleteParams) (*CompleteResult, error) {
+	return withSession(c, ctx, methodComplete, func(ctx context.Context, s *Session) (*CompleteResult, error) {
+		return s.Complete(ctx, params)
+	})
+}
+
+// SetLoggingLevel sets the server's log level; see Session.SetLoggingLevel.
+// The level is not restored after a reconnect.
+func (c *Client) SetLoggingLevel(ctx context.Context, level string) error {
+	_, err := withSession(c, ctx, methodSetLevel, func(ctx context.Context, s *Session) (struct{}, error) {
+		return struct{}{}, s.SetLoggingLevel(ctx, level)
+	})
+	return err
+}
+
+// SubscribeResource subscribes to one resource: fn is called with the URI
+// on each notifications/resources/updated for it. The subscription
+// survives reconnects: it is sent again on every new connection while it
+// has subscribers. unsubscribe removes fn; the last one for a URI sends
+// resources/unsubscribe.
+func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
+	return withSession(c, ctx, methodSubscribe, func(ctx context.Context, s *Session) (func(context.Context) error, error) {
+		caps := s.caps()
+		if err := s.need(methodSubscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		first := len(c.resSubs[uri]) == 0
+		if first {
+			c.resSubs[uri] = make(map[int]func(string))
+		}
+		c.nextSubID++
+		id := c.nextSubID
+		c.resSubs[uri][id] = fn
+		c.mu.Unlock()
+		if first {
+			if _, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
+				c.removeResSub(uri, id)
+				return nil, err
+			}
+		}
+		return func(ctx context.Context) error {
+			if !c.removeResSub(uri, id) {
+				return nil
+			}
+			c.mu.Lock()
+			sess := c.sess
+			c.mu.Unlock()
+			if sess == nil {
+				return nil // not connected: nothing to undo on the server
+			}
+			_, err := sess.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
+			return err
+		}, nil
+	})
+}
+
+// removeResSub removes one subscriber and reports whether it was the last
+// one of its URI.
+func (c *Client) removeResSub(uri string, id int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	subs, ok := c.resSubs[uri]
+	if !ok {
+		return false
+	}
+	if _, ok := subs[id]; !ok {
+		return false
+	}
+	delete(subs, id)
+	if len(subs) == 0 {
+		delete(c.resSubs, uri)
+		return true
+	}
+	return false
+}
+
+// resourceUpdated queues the subscribers of uri on the event goroutine.
+func (c *Client) resourceUpdated(uri string) {
+	c.mu.Lock()
+	ids := make([]int, 0, len(c.resSubs[uri]))
+	for id := range c.resSubs[uri] {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	fns := make([]func(string), len(ids))
+	for i, id := range ids {
+		fns[i] = c.resSubs[uri][id]
+	}
+	c.mu.Unlock()
+	if len(fns) == 0 {
+		return
+	}
+	c.events.push(func() {
+		for _, fn := range fns {
+			fn(uri)
+		}
+	})
+}
+
+// resubscribe sends resources/subscribe on a new session for every URI that
+// still has subscribers.
+func (c *Client) resubscribe(sess *Session) {
+	c.mu.Lock()
+	uris := make([]string, 0, len(c.resSubs))
+	for uri := range c.resSubs {
+		uris = append(uris, uri)
+	}
+	c.mu.Unlock()
+	sort.Strings(uris)
+	caps := sess.caps()
+	for _, uri := range uris {
+		if caps.Resources == nil || !caps.Resources.Subscribe {
+			c.opts.Logger.Warn("mcplive: the server no longer allows resources/subscribe; subscription not restored", "uri", uri)
+			continue
+		}
+		if _, err := sess.request(c.ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
+			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", fmt.Sprint(err))
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrClosed reports a connection or client that is closed: by Close, by
+	// the server, or by a network failure. Requests in flight when the
+	// connection drops fail with an error that wraps it.
+	ErrClosed = errors.New("mcplive: connection closed")
+
+	// ErrProtocol reports a server that broke the protocol: a frame that is
+	// not one JSON-RPC message, a binary frame, a batch, a bad initialize
+	// result, an endless pagination cursor.
+	ErrProtocol = errors.New("mcplive: protocol violation")
+
+	// ErrUnsupported reports a call the server's declared capabilities do
+	// not allow (for example resources/subscribe on a server without
+	// resources.subscribe). It fails at once, nothing is sent.
+	ErrUnsupported = errors.New("mcplive: not supported by the server")
+
+	// ErrTimeout reports a request that got no answer within its timeout.
+	// The request was cancelled with notifications/cancelled.
+	ErrTimeout = errors.New("mcplive: request timed out")
+)
+
+// JSON-RPC and MCP error codes.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeResourceNotFound = -32002
+)
+
+// RPCError is an error response from the server. Use errors.As to get it.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("mcplive: server error %d: %s", e.Code, e.Message)
+}
+
+// protocolError wraps ErrProtocol with what was wrong.
+func protocolError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,470 @@
+package mcplive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// wireMessage is any JSON-RPC 2.0 message as it travels.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+// msgKind classifies a decoded message.
+type msgKind int
+
+const (
+	kindRequest msgKind = iota + 1
+	kindNotification
+	kindResponse
+)
+
+// decodeMessage parses one JSON-RPC message and checks its shape. It never
+// panics, whatever the input; every failure wraps ErrProtocol.
+func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, 0, protocolError("empty message")
+	}
+	switch trimmed[0] {
+	case '[':
+		return nil, 0, protocolError("server sent a JSON-RPC batch (array); MCP over WebSocket sends one message per frame")
+	case '{':
+	default:
+		return nil, 0, protocolError("message is not a JSON object: %s", snippet(data))
+	}
+	var m wireMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, 0, protocolError("message is not valid JSON-RPC (%v): %s", err, snippet(data))
+	}
+	if m.JSONRPC != "2.0" {
+		return nil, 0, protocolError(`message lacks "jsonrpc": "2.0": %s`, snippet(data))
+	}
+	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
+	switch {
+	case m.Method != "":
+		if m.Result != nil || m.Error != nil {
+			return nil, 0, protocolError("message has both a method and a result or error: %s", snippet(data))
+		}
+		if hasID {
+			return &m, kindRequest, nil
+		}
+		if len(m.ID) > 0 {
+			return nil, 0, protocolError("request with a null id: %s", snippet(data))
+		}
+		return &m, kindNotification, nil
+	case m.Error != nil:
+		if m.Result != nil {
+			return nil, 0, protocolError("response has both a result and an error: %s", snippet(data))
+		}
+		return &m, kindResponse, nil // the id may be null: see readLoop
+	case m.Result != nil:
+		if !hasID {
+			return nil, 0, protocolError("response without an id: %s", snippet(data))
+		}
+		return &m, kindResponse, nil
+	default:
+		return nil, 0, protocolError("message is neither a request, a notification nor a response: %s", snippet(data))
+	}
+}
+
+// snippet returns a short printable excerpt of a message for error texts.
+func snippet(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return strconv.Quote(string(b[:max])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// parseID returns the integer id of a response, or false.
+func parseID(raw json.RawMessage) (int64, bool) {
+	id, err := strconv.ParseInt(string(raw), 10, 64)
+	return id, err == nil
+}
+
+// rpcConn runs JSON-RPC 2.0 over a Conn: integer ids, pending requests
+// matched by id, notifications handed to one dispatcher goroutine in arrival
+// order, server requests answered (ping with {}, anything else with -32601).
+type rpcConn struct {
+	conn   Conn
+	log    *slog.Logger
+	notify func(method string, params json.RawMessage) // called by the dispatcher, in order
+
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	pending  map[int64]chan *wireMessage
+	closed   bool
+	closeErr error
+
+	queue        fifo[*wireMessage]
+	dispatchG    atomic.Uint64 // goroutine id of the dispatcher
+	dispatchDone chan struct{}
+	done         chan struct{} // closed when the connection is finished
+	wg           sync.WaitGroup
+	closeOnce    sync.Once
+}
+
+func newRPCConn(conn Conn, log *slog.Logger, notify func(string, json.RawMessage)) *rpcConn {
+	c := &rpcConn{
+		conn:         conn,
+		log:          log,
+		notify:       notify,
+		pending:      make(map[int64]chan *wireMessage),
+		done:         make(chan struct{}),
+		dispatchDone: make(chan struct{}),
+	}
+	c.queue.init()
+	c.wg.Add(1)
+	go c.readLoop()
+	go c.dispatchLoop()
+	return c
+}
+
+// Done is closed when the connection has ended.
+func (c *rpcConn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection ended; nil while it is open.
+func (c *rpcConn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+// Close ends the connection, fails the pending requests with ErrClosed and
+// waits for the connection's goroutines to exit. Called from a notification
+// handler it does not wait for the dispatcher, which is its own caller.
+func (c *rpcConn) Close() error {
+	c.shutdown(fmt.Errorf("%w by the client", ErrClosed))
+	c.wg.Wait()
+	if goid() != c.dispatchG.Load() {
+		<-c.dispatchDone
+	}
+	return nil
+}
+
+// shutdown records why the connection ends (first reason wins), closes the
+// transport and fails every pending request.
+func (c *rpcConn) shutdown(reason error) {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.closeErr = reason
+		pending := c.pending
+		c.pending = nil
+		c.mu.Unlock()
+		c.conn.Close()
+		for _, ch := range pending {
+			close(ch) // a closed channel tells the caller: connection gone
+		}
+		c.queue.close()
+		close(c.done)
+	})
+}
+
+func (c *rpcConn) readLoop() {
+	defer c.wg.Done()
+	for {
+		data, err := c.conn.Read(context.Background())
+		if err != nil {
+			c.shutdown(err)
+			return
+		}
+		m, kind, err := decodeMessage(data)
+		if err != nil {
+			// One malformed message could have been the answer to any
+			// pending request: end the connection instead of leaving
+			// requests to hang until their timeout.
+			c.log.Error("mcplive: closing connection", "err", err)
+			c.shutdown(err)
+			return
+		}
+		switch kind {
+		case kindResponse:
+			c.deliver(m)
+		case kindNotification:
+			c.queue.push(m)
+		case kindRequest:
+			c.answer(m)
+		}
+	}
+}
+
+func (c *rpcConn) deliver(m *wireMessage) {
+	id, ok := parseID(m.ID)
+	if !ok {
+		if m.Error != nil {
+			// An error with a null id: the server could not read one of our
+			// messages. JSON-RPC gives no way to tell which.
+			c.log.Warn("mcplive: server reported an error without a request id", "code", m.Error.Code, "message", m.Error.Message)
+			return
+		}
+		c.log.Warn("mcplive: dropped a response with a non-integer id", "id", string(m.ID))
+		return
+	}
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	if ok {
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.log.Warn("mcplive: dropped a response for an unknown, finished or cancelled request", "id", id)
+		return
+	}
+	ch <- m // buffered, never blocks
+}
+
+// answer replies to a server→client request off the read loop.
+func (c *rpcConn) answer(m *wireMessage) {
+	resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
+	if m.Method == "ping" {
+		resp.Result = json.RawMessage("{}")
+	} else {
+		c.log.Info("mcplive: answered an unsupported server request", "method", m.Method)
+		resp.Error = &RPCError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.conn.Write(ctx, b); err != nil {
+			c.shutdown(err)
+		}
+	}()
+}
+
+func (c *rpcConn) dispatchLoop() {
+	defer close(c.dispatchDone)
+	c.dispatchG.Store(goid())
+	for {
+		m, ok := c.queue.pop()
+		if !ok {
+			return
+		}
+		c.safeNotify(m)
+	}
+}
+
+// safeNotify runs the notification handler and keeps a panic in it from
+// killing the program (in wasm a panic ends the runtime for the whole page).
+func (c *rpcConn) safeNotify(m *wireMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("mcplive: notification handler panicked", "method", m.Method, "panic", r)
+		}
+	}()
+	c.notify(m.Method, m.Params)
+}
+
+// notifyWrite sends a notification.
+func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) error {
+	b, err := marshalMessage(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return c.conn.Write(ctx, b)
+}
+
+// call sends a request and waits for its response. When ctx ends first the
+// request is cancelled with notifications/cancelled and ctx's error returned.
+func (c *rpcConn) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := c.nextID.Add(1)
+	b, err := marshalMessage(&id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *wireMessage, 1)
+	c.mu.Lock()
+	if c.closed {
+		err := c.closeErr
+		c.mu.Unlock()
+		return nil, connLost(err)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	if err := c.conn.Write(ctx, b); err != nil {
+		c.forget(id)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, connLost(c.Err())
+		}
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		if c.forget(id) {
+			c.cancelRequest(id, ctx.Err())
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// forget removes a pending request; it reports whether it was still pending.
+func (c *rpcConn) forget(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; ok {
+		delete(c.pending, id)
+		return true
+	}
+	return false
+}
+
+// cancelRequest tells the server to stop working on request id.
+func (c *rpcConn) cancelRequest(id int64, why error) {
+	reason := "cancelled by the client"
+	if errors.Is(why, context.DeadlineExceeded) {
+		reason = "timed out"
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.notifyWrite(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+	}()
+}
+
+// connLost wraps the reason a connection ended so that the caller's error
+// says so and still matches ErrClosed.
+func connLost(reason error) error {
+	if reason == nil {
+		return fmt.Errorf("%w", ErrClosed)
+	}
+	if errors.Is(reason, ErrClosed) {
+		return reason
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, reason)
+}
+
+func marshalMessage(id *int64, method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0",`)
+	if id != nil {
+		buf.WriteString(`"id":`)
+		buf.WriteString(strconv.FormatInt(*id, 10))
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"method":`)
+	mb, _ := json.Marshal(method)
+	buf.Write(mb)
+	if params != nil {
+		pb, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
+		}
+		buf.WriteString(`,"params":`)
+		buf.Write(pb)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// fifo is an unbounded queue with one consumer: producers (the read loop,
+// list syncers) never block on a slow consumer.
+type fifo[T any] struct {
+	mu     sync.Mutex
+	items  []T
+	closed bool
+	signal chan struct{}
+}
+
+func (q *fifo[T]) init() { q.signal = make(chan struct{}, 1) }
+
+func (q *fifo[T]) push(v T) {
+	q.mu.Lock()
+	q.items = append(q.items, v)
+	q.mu.Unlock()
+	q.wake()
+}
+
+func (q *fifo[T]) wake() {
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *fifo[T]) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.wake()
+}
+
+// pop returns the next item; false once the queue is closed and empty:
+// items pushed before close are still delivered.
+func (q *fifo[T]) pop() (T, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			v := q.items[0]
+			var zero T
+			q.items[0] = zero
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return v, true
+		}
+		if q.closed {
+			q.mu.Unlock()
+			var zero T
+			return zero, false
+		}
+		q.mu.Unlock()
+		<-q.signal
+	}
+}
+
+// goid returns the current goroutine's id. Close uses it to tell whether it
+// runs inside a callback of the goroutine it would otherwise wait for.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}

@@ -1,0 +1,221 @@
+package mcplive
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// Kind names one of the four lists a server may offer.
+type Kind string
+
+// The four list kinds.
+const (
+	KindTools             Kind = "tools"
+	KindPrompts           Kind = "prompts"
+	KindResources         Kind = "resources"
+	KindResourceTemplates Kind = "resourceTemplates"
+)
+
+// Kinds lists every kind, in a fixed order.
+var Kinds = []Kind{KindTools, KindPrompts, KindResources, KindResourceTemplates}
+
+// Status is the state of one live list.
+type Status string
+
+// List statuses.
+const (
+	// StatusLoading: the first sync has not finished.
+	StatusLoading Status = "loading"
+	// StatusReady: Items is the server's list as of the last sync.
+	StatusReady Status = "ready"
+	// StatusStale: the connection dropped; Items is the last good list,
+	// kept visible until the reconnect re-lists it.
+	StatusStale Status = "stale"
+	// StatusError: the last re-list failed (Err says why); Items is the
+	// last good list. The next notification or Refresh retries.
+	StatusError Status = "error"
+	// StatusUnsupported: the server does not offer this kind.
+	StatusUnsupported Status = "unsupported"
+)
+
+// Item is a list entry: Tool, Prompt, Resource or ResourceTemplate.
+type Item interface {
+	Tool | Prompt | Resource | ResourceTemplate
+	// Key is the item's identity in its list: name for tools and
+	// prompts, uri for resources, uriTemplate for templates.
+	Key() string
+	// RawJSON is the item exactly as the server sent it.
+	RawJSON() json.RawMessage
+}
+
+// Snapshot is one immutable state of a live list. Do not modify Items:
+// it is shared with every other reader.
+type Snapshot[T Item] struct {
+	Items   []T
+	Status  Status
+	Err     error
+	Version uint64 // grows by one with each applied change of Items
+}
+
+// Update is what subscribers receive: the new snapshot and what changed
+// since the previous one. Changed holds the new versions of changed items.
+// A change of Status or Err alone has an empty diff and the same Version;
+// so has a pure reordering, which does bump Version.
+type Update[T Item] struct {
+	Snapshot[T]
+	Added, Removed, Changed []T
+}
+
+// List is one live list. Its methods are safe for concurrent use.
+type List[T Item] struct {
+	kind   Kind
+	events *fifo[func()]
+
+	mu     sync.Mutex
+	snap   Snapshot[T]
+	subs   map[int]func(Update[T])
+	order  []int
+	nextID int
+}
+
+func newList[T Item](kind Kind, events *fifo[func()]) *List[T] {
+	return &List[T]{
+		kind:   kind,
+		events: events,
+		snap:   Snapshot[T]{Status: StatusLoading},
+		subs:   make(map[int]func(Update[T])),
+	}
+}
+
+// Kind says which list this is.
+func (l *List[T]) Kind() Kind { return l.kind }
+
+// Snapshot returns the current state.
+func (l *List[T]) Snapshot() Snapshot[T] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.snap
+}
+
+// Subscribe calls fn with every applied change and every status change, in
+// order, on the client's event goroutine (one for all lists, so updates of
+// different lists keep their order too). It does not call fn at once: read
+// Snapshot for the current state. The returned function unsubscribes.
+func (l *List[T]) Subscribe(fn func(Update[T])) (cancel func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nextID++
+	id := l.nextID
+	l.subs[id] = fn
+	l.order = append(l.order, id)
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if _, ok := l.subs[id]; !ok {
+			return
+		}
+		delete(l.subs, id)
+		for i, v := range l.order {
+			if v == id {
+				l.order = append(l.order[:i:i], l.order[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// apply swaps in a new list with status and err, computes the diff against
+// the current items and queues one update. It reports whether anything
+// visible changed.
+func (l *List[T]) apply(items []T, status Status, err error) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	added, removed, changed, reordered := diff(l.snap.Items, items)
+	itemsChanged := len(added)+len(removed)+len(changed) > 0 || reordered
+	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) {
+		return false
+	}
+	next := Snapshot[T]{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version}
+	if itemsChanged {
+		next.Items = items
+		next.Version++
+	}
+	l.snap = next
+	l.publish(Update[T]{Snapshot: next, Added: added, Removed: removed, Changed: changed})
+	return true
+}
+
+// setStatus changes status and err and keeps the items.
+func (l *List[T]) setStatus(status Status, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if status == l.snap.Status && sameErr(err, l.snap.Err) {
+		return
+	}
+	l.snap.Status, l.snap.Err = status, err
+	l.publish(Update[T]{Snapshot: l.snap})
+}
+
+// publish queues u for the subscribers registered when it is delivered.
+// Called with l.mu held, so updates are queued in the order applied.
+func (l *List[T]) publish(u Update[T]) {
+	l.events.push(func() {
+		l.mu.Lock()
+		fns := make([]func(Update[T]), 0, len(l.order))
+		for _, id := range l.order {
+			fns = append(fns, l.subs[id])
+		}
+		l.mu.Unlock()
+		for _, fn := range fns {
+			fn(u)
+		}
+	})
+}
+
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Error() == b.Error()
+}
+
+// diff compares two lists by key. Items whose key is in both but whose raw
+// JSON differs are changed. reordered reports the same set of keys in a
+// different order. A key repeated within a list counts once (first wins).
+func diff[T Item](old, cur []T) (added, removed, changed []T, reordered bool) {
+	oldByKey := make(map[string]int, len(old))
+	for i, it := range old {
+		if _, dup := oldByKey[it.Key()]; !dup {
+			oldByKey[it.Key()] = i
+		}
+	}
+	seen := make(map[string]bool, len(cur))
+	for i, it := range cur {
+		k := it.Key()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		j, ok := oldByKey[k]
+		switch {
+		case !ok:
+			added = append(added, it)
+		case !bytes.Equal(old[j].RawJSON(), it.RawJSON()):
+			changed = append(changed, it)
+		}
+		if ok && (j >= len(old) || i >= len(old) || old[i].Key() != k) {
+			reordered = true
+		}
+	}
+	for _, it := range old {
+		if !seen[it.Key()] {
+			removed = append(removed, it)
+			seen[it.Key()] = true // report a duplicate key once
+		}
+	}
+	if len(old) != len(cur) {
+		reordered = reordered || (len(added) == 0 && len(removed) == 0)
+	}
+	return added, removed, changed, reordered
+}

@@ -1,0 +1,450 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the MCP revision this client speaks first.
+const ProtocolVersion = "2025-11-25"
+
+// supportedVersions are the revisions a server may answer with.
+var supportedVersions = []string{ProtocolVersion, "2025-06-18", "2025-03-26"}
+
+// Method and notification names, as the spec spells them.
+const (
+	methodInitialize       = "initialize"
+	methodPing             = "ping"
+	methodListTools        = "tools/list"
+	methodCallTool         = "tools/call"
+	methodListPrompts      = "prompts/list"
+	methodGetPrompt        = "prompts/get"
+	methodListResources    = "resources/list"
+	methodListTemplates    = "resources/templates/list"
+	methodReadResource     = "resources/read"
+	methodSubscribe        = "resources/subscribe"
+	methodUnsubscribe      = "resources/unsubscribe"
+	methodComplete         = "completion/complete"
+	methodSetLevel         = "logging/setLevel"
+	notifyInitialized      = "notifications/initialized"
+	notifyCancelled        = "notifications/cancelled"
+	notifyProgress         = "notifications/progress"
+	notifyMessage          = "notifications/message"
+	notifyResourceUpdated  = "notifications/resources/updated"
+	notifyToolsChanged     = "notifications/tools/list_changed"
+	notifyPromptsChanged   = "notifications/prompts/list_changed"
+	notifyResourcesChanged = "notifications/resources/list_changed"
+)
+
+// Options configure a Client (Connect) or a single Session (NewSession).
+// A nil *Options means all defaults; zero fields mean their default.
+type Options struct {
+	// ClientInfo is sent in initialize. Default {Name: "mcplive"}.
+	ClientInfo Implementation
+	// RequestTimeout bounds each request (default 30 s). A request that
+	// times out is cancelled on the server with notifications/cancelled.
+	RequestTimeout time.Duration
+	// DialTimeout bounds each WebSocket handshake (default 10 s).
+	DialTimeout time.Duration
+	// ReadLimit caps one incoming message in bytes (default 16 MiB).
+	ReadLimit int64
+	// MaxPages caps the pages of one list walk (default 1000).
+	MaxPages int
+	// HeartbeatInterval is how often a Client pings the server (default
+	// 15 s; negative disables). HeartbeatTimeout is how long an answer may
+	// take before the connection counts as dead (default 10 s).
+	HeartbeatInterval time.Duration
+	HeartbeatTimeout  time.Duration
+	// Reconnect configures how a Client reconnects after a drop.
+	Reconnect ReconnectOptions
+	// Logger receives diagnostics (dropped responses, reconnects). Nil
+	// discards them.
+	Logger *slog.Logger
+	// Transport overrides the WebSocket transport a Client dials.
+	Transport Transport
+	// OnNotification sees every server notification, in arrival order,
+	// on one goroutine that is not the read loop. It must not block long:
+	// notifications queue up behind it.
+	OnNotification func(method string, params json.RawMessage)
+	// OnLog receives notifications/message (see SetLoggingLevel), in order.
+	OnLog func(LogMessage)
+}
+
+// ReconnectOptions configure reconnection with exponential backoff and full
+// jitter: the n-th wait is random in [0, min(MaxDelay, InitialDelay·2ⁿ)].
+type ReconnectOptions struct {
+	Disabled     bool
+	InitialDelay time.Duration // default 250 ms
+	MaxDelay     time.Duration // default 30 s
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.ClientInfo.Name == "" {
+		r.ClientInfo = Implementation{Name: "mcplive", Version: Version}
+	}
+	if r.ClientInfo.Version == "" {
+		r.ClientInfo.Version = "0"
+	}
+	if r.RequestTimeout <= 0 {
+		r.RequestTimeout = DefaultRequestTimeout
+	}
+	if r.DialTimeout <= 0 {
+		r.DialTimeout = DefaultDialTimeout
+	}
+	if r.ReadLimit <= 0 {
+		r.ReadLimit = DefaultReadLimit
+	}
+	if r.MaxPages <= 0 {
+		r.MaxPages = DefaultMaxPages
+	}
+	if r.HeartbeatInterval == 0 {
+		r.HeartbeatInterval = 15 * time.Second
+	}
+	if r.HeartbeatTimeout <= 0 {
+		r.HeartbeatTimeout = 10 * time.Second
+	}
+	if r.Reconnect.InitialDelay <= 0 {
+		r.Reconnect.InitialDelay = 250 * time.Millisecond
+	}
+	if r.Reconnect.MaxDelay <= 0 {
+		r.Reconnect.MaxDelay = 30 * time.Second
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return r
+}
+
+// Version is this package's version, sent as the default client version.
+const Version = "0.1.0"
+
+// Session is one initialized MCP connection. It does not reconnect and
+// keeps no lists: Client builds both on top of it. All methods are safe for
+// concurrent use.
+type Session struct {
+	rpc  *rpcConn
+	opts Options
+	init InitializeResult
+
+	mu        sync.Mutex
+	progress  map[string]func(Progress)
+	subs      map[string]map[int]func(string)
+	nextSubID int
+	nextToken int64
+}
+
+// NewSession connects through t, runs initialize and sends
+// notifications/initialized. On any failure the connection is closed.
+func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, error) {
+	o := opts.withDefaults()
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		opts:     o,
+		progress: make(map[string]func(Progress)),
+		subs:     make(map[string]map[int]func(string)),
+	}
+	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification)
+	if err := s.initialize(ctx); err != nil {
+		s.rpc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) initialize(ctx context.Context) error {
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      s.opts.ClientInfo,
+	}
+	raw, err := s.request(ctx, methodInitialize, params)
+	if err != nil {
+		return fmt.Errorf("mcplive: initialize: %w", err)
+	}
+	var res InitializeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
+	}
+	res.Raw = raw
+	ok := false
+	for _, v := range supportedVersions {
+		if res.ProtocolVersion == v {
+			ok = true
+		}
+	}
+	if !ok {
+		return fmt.Errorf("mcplive: initialize: %w: the server speaks MCP %q, this client speaks %q (and accepts 2025-06-18, 2025-03-26)",
+			ErrProtocol, res.ProtocolVersion, ProtocolVersion)
+	}
+	s.init = res
+	if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
+		return fmt.Errorf("mcplive: initialized: %w", err)
+	}
+	return nil
+}
+
+// InitializeResult returns what the server answered to initialize: its
+// info, capabilities, instructions and the negotiated protocol version.
+func (s *Session) InitializeResult() InitializeResult { return s.init }
+
+// Close closes the connection. Requests in flight fail with ErrClosed.
+func (s *Session) Close() error { return s.rpc.Close() }
+
+// Done is closed when the connection has ended, for whatever reason.
+func (s *Session) Done() <-chan struct{} { return s.rpc.Done() }
+
+// Err says why the connection ended; nil while it is open.
+func (s *Session) Err() error { return s.rpc.Err() }
+
+// request sends one request bounded by the request timeout and returns the
+// raw result. Errors name the method.
+func (s *Session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	raw, err := s.rpc.call(ctx, method, params)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
+		}
+		var rpcErr *RPCError
+		if errors.As(err, &rpcErr) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return raw, nil
+}
+
+// requestInto sends a request and decodes its result into v, keeping the
+// raw result in *raw when raw is not nil.
+func (s *Session) requestInto(ctx context.Context, method string, params, v any, raw *json.RawMessage) error {
+	res, err := s.request(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(res, v); err != nil {
+		return fmt.Errorf("%s: %w", method, protocolError("bad result: %v", err))
+	}
+	if raw != nil {
+		*raw = res
+	}
+	return nil
+}
+
+// need checks a capability before a call; it fails without sending.
+func (s *Session) need(method string, ok bool, what string) error {
+	if !ok {
+		return fmt.Errorf("%s: %w (the server did not declare the %s capability)", method, ErrUnsupported, what)
+	}
+	return nil
+}
+
+func (s *Session) caps() ServerCapabilities { return s.init.Capabilities }
+
+// Ping checks that the server answers.
+func (s *Session) Ping(ctx context.Context) error {
+	_, err := s.request(ctx, methodPing, nil)
+	return err
+}
+
+// CallToolOptions are optional settings of CallTool.
+type CallToolOptions struct {
+	// OnProgress receives the server's notifications/progress for this
+	// call, in order. It runs on the notification goroutine: keep it short.
+	OnProgress func(Progress)
+}
+
+// CallTool calls a tool. args is encoded as the arguments object (nil sends
+// none). A tool that ran and failed returns a result with IsError, not an
+// error.
+func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
+	if err := s.need(methodCallTool, s.caps().Tools != nil, "tools"); err != nil {
+		return nil, err
+	}
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	if opts != nil && opts.OnProgress != nil {
+		token := s.addProgress(opts.OnProgress)
+		defer s.removeProgress(token)
+		params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
+	}
+	var res CallToolResult
+	if err := s.requestInto(ctx, methodCallTool, params, &res, &res.Raw); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// GetPrompt renders a prompt with its arguments.
+func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
+	if err := s.need(methodGetPrompt, s.caps().Prompts != nil, "prompts"); err != nil {
+		return nil, err
+	}
+	params := map[string]any{"name": name}
+	if len(args) > 0 {
+		params["arguments"] = args
+	}
+	var res GetPromptResult
+	if err := s.requestInto(ctx, methodGetPrompt, params, &res, &res.Raw); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ReadResource reads the contents of a resource.
+func (s *Session) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
+	if err := s.need(methodReadResource, s.caps().Resources != nil, "resources"); err != nil {
+		return nil, err
+	}
+	var res ReadResourceResult
+	if err := s.requestInto(ctx, methodReadResource, map[string]any{"uri": uri}, &res, &res.Raw); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Complete asks the server for completion values of an argument.
+func (s *Session) Complete(ctx context.Context, params CompleteParams) (*CompleteResult, error) {
+	if err := s.need(methodComplete, s.caps().Completions != nil, "completions"); err != nil {
+		return nil, err
+	}
+	var res CompleteResult
+	if err := s.requestInto(ctx, methodComplete, params, &res, &res.Raw); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// SetLoggingLevel asks the server to send notifications/message at level
+// and above (debug, info, notice, warning, error, critical, alert,
+// emergency). They reach Options.OnLog.
+func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
+	if err := s.need(methodSetLevel, s.caps().Logging != nil, "logging"); err != nil {
+		return err
+	}
+	_, err := s.request(ctx, methodSetLevel, map[string]any{"level": level})
+	return err
+}
+
+// SubscribeResource subscribes to changes of one resource: fn is called with
+// the URI on each notifications/resources/updated for it (then read the
+// resource again). unsubscribe removes fn and, for the last subscriber of
+// the URI, sends resources/unsubscribe.
+func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
+	if err := s.need(methodSubscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	first := len(s.subs[uri]) == 0
+	if first {
+		s.subs[uri] = make(map[int]func(string))
+	}
+	s.nextSubID++
+	id := s.nextSubID
+	s.subs[uri][id] = fn
+	s.mu.Unlock()
+	remove := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.subs[uri][id]; !ok {
+			return false
+		}
+		delete(s.subs[uri], id)
+		if len(s.subs[uri]) == 0 {
+			delete(s.subs, uri)
+			return true
+		}
+		return false
+	}
+	if first {
+		if _, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
+			remove()
+			return nil, err
+		}
+	}
+	var once sync.Once
+	return func(ctx context.Context) error {
+		var err error
+		once.Do(func() {
+			if remove() {
+				_, err = s.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
+			}
+		})
+		return err
+	}, nil
+}
+
+func (s *Session) addProgress(fn func(Progress)) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextToken++
+	token := strconv.FormatInt(s.nextToken, 10)
+	s.progress[token] = fn
+	return token
+}
+
+func (s *Session) removeProgress(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.progress, token)
+}
+
+// handleNotification runs on the dispatcher goroutine, in arrival order.
+func (s *Session) handleNotification(method string, params json.RawMessage) {
+	switch method {
+	case notifyProgress:
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+			Progress
+		}
+		if json.Unmarshal(params, &p) == nil {
+			s.mu.Lock()
+			fn := s.progress[string(p.Token)]
+			s.mu.Unlock()
+			if fn != nil {
+				fn(p.Progress)
+			}
+		}
+	case notifyMessage:
+		if s.opts.OnLog != nil {
+			var m LogMessage
+			if json.Unmarshal(params, &m) == nil {
+				s.opts.OnLog(m)
+			}
+		}
+	case notifyResourceUpdated:
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			s.mu.Lock()
+			var fns []func(string)
+			for _, fn := range s.subs[p.URI] {
+				fns = append(fns, fn)
+			}
+			s.mu.Unlock()
+			for _, fn := range fns {
+				fn(p.URI)
+			}
+		}
+	}
+	if s.opts.OnNotification != nil {
+		s.opts.OnNotification(method, params)
+	}
+}

@@ -1,0 +1,162 @@
+package mcplive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Transport opens connections that carry one JSON-RPC message per Read and
+// Write. WebSocketTransport is the one this package ships; tests and
+// embedders may bring their own.
+type Transport interface {
+	// Connect opens a new connection. It must return within the deadline
+	// of ctx.
+	Connect(ctx context.Context) (Conn, error)
+}
+
+// Conn is one open connection.
+//
+// Concurrency contract: Read is called from one goroutine at a time; Write
+// may be called concurrently with Read and with other Writes; Close may be
+// called at any time, more than once, concurrently with both, and must
+// unblock a pending Read and Write, which then return an error.
+type Conn interface {
+	// Read returns the next message: one complete JSON-RPC message.
+	Read(ctx context.Context) ([]byte, error)
+	// Write sends one complete JSON-RPC message.
+	Write(ctx context.Context, msg []byte) error
+	// Close closes the connection with a normal closure.
+	Close() error
+}
+
+// Defaults used where an option is zero.
+const (
+	DefaultReadLimit      = 16 << 20
+	DefaultDialTimeout    = 10 * time.Second
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultMaxPages       = 1000
+)
+
+// Close codes this package uses. Browsers accept only 1000 and 3000–4999 from
+// scripts, so protocol failures use the 4000 range.
+const (
+	closeNormal       = websocket.StatusNormalClosure
+	closeProtocol     = websocket.StatusCode(4002)
+	closeMessageLarge = websocket.StatusCode(4009)
+)
+
+// WebSocketTransport dials an MCP server over WebSocket: subprotocol "mcp",
+// one JSON-RPC message per UTF-8 text frame. It works natively and in
+// browsers and Node when compiled to WebAssembly.
+type WebSocketTransport struct {
+	// URL is the ws:// or wss:// endpoint. Browsers cannot send headers on
+	// a WebSocket: put credentials in the URL.
+	URL string
+	// ReadLimit caps the size of one incoming message in bytes. Zero means
+	// DefaultReadLimit (16 MiB).
+	ReadLimit int64
+	// DialTimeout bounds the opening handshake. Zero means
+	// DefaultDialTimeout (10 s).
+	DialTimeout time.Duration
+}
+
+// Connect dials t.URL.
+func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
+	if !strings.HasPrefix(t.URL, "ws://") && !strings.HasPrefix(t.URL, "wss://") &&
+		!strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
+		return nil, fmt.Errorf("mcplive: dial %q: URL must start with ws:// or wss://", t.URL)
+	}
+	timeout := t.DialTimeout
+	if timeout <= 0 {
+		timeout = DefaultDialTimeout
+	}
+	limit := t.ReadLimit
+	if limit <= 0 {
+		limit = DefaultReadLimit
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := dialWebSocket(dctx, t.URL)
+	if err != nil {
+		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w", t.URL, timeout, ErrTimeout)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
+		}
+		return nil, fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrClosed, err)
+	}
+	w := &wsConn{c: c, limit: limit}
+	if runtime.GOOS == "js" {
+		// In the browser build the library checks its limit only after the
+		// whole message arrived and then closes with 1009, which browsers
+		// refuse. Check it ourselves and close with a 4000-range code.
+		c.SetReadLimit(-1)
+		w.checkLimit = true
+	} else {
+		// Natively the limit is enforced while reading, before the memory
+		// is spent.
+		c.SetReadLimit(limit)
+	}
+	return w, nil
+}
+
+// dialWebSocket dials and recovers the panic coder/websocket raises when the
+// JS environment has no WebSocket global.
+func dialWebSocket(ctx context.Context, url string) (c *websocket.Conn, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("this JavaScript environment has no WebSocket (Node 20 needs --experimental-websocket): %v", r)
+		}
+	}()
+	c, _, err = websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"mcp"}})
+	return c, err
+}
+
+type wsConn struct {
+	c          *websocket.Conn
+	limit      int64
+	checkLimit bool
+}
+
+func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
+	typ, data, err := w.c.Read(ctx)
+	if err != nil {
+		if errors.Is(err, websocket.ErrMessageTooBig) {
+			return nil, fmt.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
+		}
+		if cs := websocket.CloseStatus(err); cs != -1 {
+			return nil, fmt.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	if w.checkLimit && int64(len(data)) > w.limit {
+		w.c.Close(closeMessageLarge, "message too big")
+		return nil, fmt.Errorf("%w: message of %d bytes is larger than the read limit of %d bytes", ErrProtocol, len(data), w.limit)
+	}
+	if typ != websocket.MessageText {
+		w.c.Close(closeProtocol, "binary frames are not MCP messages")
+		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
+	}
+	return data, nil
+}
+
+func (w *wsConn) Write(ctx context.Context, msg []byte) error {
+	if err := w.c.Write(ctx, websocket.MessageText, msg); err != nil {
+		return fmt.Errorf("%w: write: %v", ErrClosed, err)
+	}
+	return nil
+}
+
+func (w *wsConn) Close() error {
+	// An error here means the peer went away first or closed already:
+	// either way nothing is left open.
+	_ = w.c.Close(closeNormal, "")
+	return nil
+}
