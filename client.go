@@ -282,18 +282,29 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 
 		c.resubscribe(sess)
 		c.syncAll(sess)
-		c.setState(StateReady)
-		if !connected {
-			connected = true
-			first <- nil
-		}
-		attempt = 0
-		c.startHeartbeat(sess)
-
 		select {
-		case <-sess.Done():
 		case <-c.ctx.Done():
 			sess.Close()
+			return
+		case <-sess.Done():
+			// Dropped during the sync: not ready; reconnect below.
+		default:
+			c.setState(StateReady)
+			if !connected {
+				connected = true
+				first <- nil
+			}
+			attempt = 0
+			c.startHeartbeat(sess)
+			select {
+			case <-sess.Done():
+			case <-c.ctx.Done():
+				sess.Close()
+				return
+			}
+		}
+		if !connected {
+			first <- fmt.Errorf("mcplive: connection lost during the first sync: %w", connLost(sess.Err()))
 			return
 		}
 		c.mu.Lock()
@@ -344,19 +355,14 @@ func (c *Client) backoff(attempt int) bool {
 
 func (c *Client) sessionOptions() *Options {
 	o := c.opts
-	user := o.OnNotification
-	o.OnNotification = func(method string, params json.RawMessage) {
-		c.route(method, params)
-		if user != nil {
-			user(method, params)
-		}
-	}
+	o.route = c.route
 	return &o
 }
 
 // route turns list_changed into re-lists and resources/updated into calls
-// of the resource's subscribers. It runs on the session's dispatcher.
-func (c *Client) route(method string, params json.RawMessage) {
+// of the resource's subscribers. It runs on the session's dispatcher,
+// before Options.OnNotification.
+func (c *Client) route(sess *Session, method string, params json.RawMessage) {
 	var kinds []Kind
 	switch method {
 	case notifyToolsChanged:
@@ -376,7 +382,7 @@ func (c *Client) route(method string, params json.RawMessage) {
 	default:
 		return
 	}
-	caps := c.InitializeResult().Capabilities
+	caps := sess.caps()
 	for _, k := range kinds {
 		if !kindSpecs[k].cap(caps) {
 			c.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", method)

@@ -75,6 +75,9 @@ type Options struct {
 	OnNotification func(method string, params json.RawMessage)
 	// OnLog receives notifications/message (see SetLoggingLevel), in order.
 	OnLog func(LogMessage)
+
+	// route is the Client's hook into its sessions' notifications.
+	route func(s *Session, method string, params json.RawMessage)
 }
 
 // ReconnectOptions configure reconnection with exponential backoff and full
@@ -443,6 +446,9 @@ func (s *Session) handleNotification(method string, params json.RawMessage) {
 				fn(p.URI)
 			}
 		}
+	}
+	if s.opts.route != nil {
+		s.opts.route(s, method, params)
 	}
 	if s.opts.OnNotification != nil {
 		s.opts.OnNotification(method, params)
