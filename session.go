@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -138,7 +139,7 @@ const Version = "0.1.0"
 type Session struct {
 	rpc  *rpcConn
 	opts Options
-	init InitializeResult
+	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 
 	mu        sync.Mutex
 	progress  map[string]func(Progress)
@@ -193,7 +194,7 @@ func (s *Session) initialize(ctx context.Context) error {
 		return fmt.Errorf("mcplive: initialize: %w: the server speaks MCP %q, this client speaks %q (and accepts 2025-06-18, 2025-03-26)",
 			ErrProtocol, res.ProtocolVersion, ProtocolVersion)
 	}
-	s.init = res
+	s.init.Store(&res)
 	if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
 		return fmt.Errorf("mcplive: initialized: %w", err)
 	}
@@ -202,7 +203,12 @@ func (s *Session) initialize(ctx context.Context) error {
 
 // InitializeResult returns what the server answered to initialize: its
 // info, capabilities, instructions and the negotiated protocol version.
-func (s *Session) InitializeResult() InitializeResult { return s.init }
+func (s *Session) InitializeResult() InitializeResult {
+	if r := s.init.Load(); r != nil {
+		return *r
+	}
+	return InitializeResult{}
+}
 
 // Close closes the connection. Requests in flight fail with ErrClosed.
 func (s *Session) Close() error { return s.rpc.Close() }
@@ -256,7 +262,7 @@ func (s *Session) need(method string, ok bool, what string) error {
 	return nil
 }
 
-func (s *Session) caps() ServerCapabilities { return s.init.Capabilities }
+func (s *Session) caps() ServerCapabilities { return s.InitializeResult().Capabilities }
 
 // Ping checks that the server answers.
 func (s *Session) Ping(ctx context.Context) error {
