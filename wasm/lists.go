@@ -1,0 +1,112 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mcplive/mcplive"
+)
+
+// listMsg is one list change as JS receives it, in one hook call: the new
+// order as keys, the items JS does not have yet (added, and the new
+// versions of changed ones) and the keys that went away. JS rebuilds its
+// frozen items array from keys, reusing its objects for every key not in
+// added or changed: unchanged items keep their identity.
+//
+// A status-only change has no keys (JS keeps its items). A full message
+// (the first one of each list) carries every item in added and is not a
+// change event.
+type listMsg struct {
+	Kind    mcplive.Kind      `json:"kind"`
+	Version uint64            `json:"version"`
+	Status  mcplive.Status    `json:"status"`
+	Error   *errorInfo        `json:"error"`
+	Full    bool              `json:"full,omitempty"`
+	Keys    []string          `json:"keys,omitempty"`
+	Added   []json.RawMessage `json:"added,omitempty"`
+	Changed []json.RawMessage `json:"changed,omitempty"`
+	Removed []string          `json:"removed,omitempty"`
+}
+
+// watchList forwards every update of l to h.list and returns the function
+// that stops it. It sends l's current snapshot first.
+//
+// Subscribe comes before Snapshot so no change falls between them; an
+// update that the snapshot already holds (its version is not newer and it
+// carries a diff) is then skipped, so JS applies each change exactly once.
+func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop func()) {
+	var (
+		mu      sync.Mutex
+		started bool
+		sent    uint64 // version JS has
+	)
+	cancel := l.Subscribe(func(u mcplive.Update[T]) {
+		defer recoverHook("list")
+		mu.Lock()
+		defer mu.Unlock()
+		hasDiff := len(u.Added)+len(u.Removed)+len(u.Changed) > 0
+		if !started || u.Version < sent || (u.Version == sent && hasDiff) {
+			return
+		}
+		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err)}
+		if u.Version != sent {
+			msg.Keys = keys(u.Items)
+			msg.Added = raws(u.Added)
+			msg.Changed = raws(u.Changed)
+			for _, it := range u.Removed {
+				msg.Removed = append(msg.Removed, it.Key())
+			}
+		}
+		sent = u.Version
+		send(h, &msg)
+	})
+
+	mu.Lock()
+	snap := l.Snapshot()
+	started, sent = true, snap.Version
+	send(h, &listMsg{
+		Kind: l.Kind(), Version: snap.Version, Status: snap.Status, Error: describe(snap.Err),
+		Full: true, Keys: keys(snap.Items), Added: raws(snap.Items),
+	})
+	mu.Unlock()
+	return cancel
+}
+
+func send(h *hooks, msg *listMsg) {
+	if msg.Keys == nil && msg.Full {
+		msg.Keys = []string{}
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		consoleError("mcplive: cannot encode a list update: " + err.Error())
+		return
+	}
+	h.list(b)
+}
+
+func keys[T mcplive.Item](items []T) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Key()
+	}
+	return out
+}
+
+// raws returns each item's JSON as the server sent it, so fields this
+// code does not know reach JS intact.
+func raws[T mcplive.Item](items []T) []json.RawMessage {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		raw := it.RawJSON()
+		if len(raw) == 0 {
+			raw, _ = json.Marshal(it)
+		}
+		out[i] = raw
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+//go:build js && wasm
+
+// Command wasm is the JavaScript binding of mcplive, built into
+// js/mcplive.wasm. It holds no protocol logic: it hands the root package's
+// live client to JS through github.com/hack-pad/safejs.
+//
+// main registers one object, globalThis.__mcplive, which the npm package's
+// loader takes (and deletes) right after starting the Go program. One Go
+// runtime serves every client of a JS realm.
+//
+//	connect(url, optionsJSON, hooks, requestID) → Promise<string>  // {"id":…,"info":{…}}
+//	call(clientID, requestID, op, argsJSON, onProgress?) → Promise<string|undefined>
+//	abort(requestID)                                      // cancels that request's context
+//	close(clientID) → Promise<undefined>
+//
+// hooks is an object of JS functions that Go calls synchronously, in order:
+// list(json) once per applied list change (one crossing per change, never
+// one per item), status(state, infoJSON), log(json),
+// notification(method, paramsJSON) and updated(subscriptionID, uri).
+//
+// Caveats of the wasm build:
+//   - A Go panic that escapes kills the runtime for the whole page, so every
+//     exported function and every goroutine started here recovers: the panic
+//     becomes a rejected Promise and a console error.
+//   - JS functions that Go exports must never block: each starts a goroutine
+//     and returns a Promise at once.
+//   - A Go timer becomes a JS setTimeout that stays scheduled after the timer
+//     is stopped; the JS loader unrefs those (in Node) while no client is
+//     open, so that a closed client lets Node exit.
+package main
+
+import "github.com/hack-pad/safejs"
+
+func main() {
+	if err := register(safejs.Global()); err != nil {
+		consoleError("mcplive: cannot register the JS API: " + err.Error())
+		return
+	}
+	select {} // serve JS calls until the page goes away
+}
