@@ -1,0 +1,334 @@
+// Command mcplive-testserver is the MCP server that the JS package's tests
+// (js/test) run against: an official go-sdk server behind the mcpws
+// WebSocket handler, with an HTTP control API that changes its lists at run
+// time and drops its connections, so that tests can drive list_changed,
+// resources/updated and reconnects.
+//
+// It listens on -addr (default 127.0.0.1:0) and prints one JSON line on
+// stdout once it serves: {"http":"http://host:port","ws":"ws://host:port/mcp"}.
+// It exits when its standard input closes (so a test runner that dies takes
+// it along) or on SIGINT/SIGTERM.
+//
+// Control API (POST, JSON body, answers {"ok":true,...}):
+//
+//	/control/add-tool         {"name","title"?,"description"?,"inputSchema"?}
+//	/control/remove-tool      {"name"}
+//	/control/add-prompt       {"name","description"?,"arguments"?:[{"name","required"?}]}
+//	/control/remove-prompt    {"name"}
+//	/control/add-resource     {"uri","name","text"?,"mimeType"?}
+//	/control/remove-resource  {"uri"}
+//	/control/update-resource  {"uri","text"}   new content + resources/updated
+//	/control/add-template     {"uriTemplate","name"}
+//	/control/remove-template  {"uriTemplate"}
+//	/control/log              {"level","data"}  notifications/message to every session
+//	/control/drop             {}               closes every connection (clients reconnect)
+//	/control/sessions         {}               {"ok":true,"sessions":N}
+//
+// With -static DIR it also serves DIR's files under /js/ (the Chromium
+// test loads the npm package and its test page from there, same origin as the
+// WebSocket).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcplive/mcplive/mcpws"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	pageSize := flag.Int("page-size", 2, "items per list page (small, so tests walk pages)")
+	static := flag.String("static", "", "serve this directory under /js/ (the npm package, for browser tests)")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("mcplive-testserver: ")
+
+	s := newTestServer(*pageSize)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpws.NewHandler(func(*http.Request) *mcp.Server { return s.srv }, nil))
+	mux.HandleFunc("POST /control/{op}", s.control)
+	if *static != "" {
+		mux.Handle("/js/", http.StripPrefix("/js/", noCache(http.FileServer(http.Dir(*static)))))
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Fatal(err)
+		}
+	}()
+	host := ln.Addr().String()
+	line, _ := json.Marshal(map[string]string{"http": "http://" + host, "ws": "ws://" + host + "/mcp"})
+	fmt.Println(string(line))
+
+	// Exit when stdin closes (the parent test process went away) or on a signal.
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, bufio.NewReader(os.Stdin))
+		close(done)
+	}()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-sig:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s.dropAll()
+	hs.Shutdown(ctx)
+}
+
+func noCache(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if strings.HasSuffix(r.URL.Path, ".wasm") && r.URL.Query().Get("mime") == "wrong" {
+			// Lets a test check the loader's fallback for servers that send
+			// the wrong MIME type (streaming instantiation refuses it).
+			w.Header().Set("Content-Type", "application/octet-stream")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+type testServer struct {
+	srv *mcp.Server
+
+	mu        sync.Mutex
+	resources map[string]string // uri → text
+}
+
+func newTestServer(pageSize int) *testServer {
+	s := &testServer{resources: map[string]string{}}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "mcplive-testserver", Title: "mcplive test server", Version: "1.0.0"}, &mcp.ServerOptions{
+		Instructions: "A server for the mcplive JS tests.",
+		PageSize:     pageSize,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+		},
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			var vals []string
+			for _, v := range []string{"alpha", "beta", "gamma", "alps"} {
+				if strings.HasPrefix(v, req.Params.Argument.Value) {
+					vals = append(vals, v)
+				}
+			}
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: vals, Total: len(vals)}}, nil
+		},
+	})
+
+	s.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")}, echo)
+	s.srv.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.", InputSchema: objectSchema(`{"a":{"type":"number"},"b":{"type":"number"}}`, "a", "b")}, add)
+	s.srv.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails with JSON-RPC error -32001 and data.", InputSchema: objectSchema(`{}`)}, fail)
+	s.srv.AddTool(&mcp.Tool{Name: "slow", Description: "Reports progress every 20 ms for steps steps, or until cancelled.", InputSchema: objectSchema(`{"steps":{"type":"integer"}}`)}, slow)
+	s.srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}}, greet)
+	s.addResource("test://readme", "readme", "hello", "text/plain")
+	s.addResource("test://notes", "notes", "some notes", "text/plain")
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item"}, s.readTemplate)
+	return s
+}
+
+func objectSchema(props string, required ...string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	if required == nil {
+		req = []byte("[]")
+	}
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":%s,"required":%s}`, props, req))
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct{ Text string }
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	return textResult(in.Text), nil
+}
+
+func add(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct{ A, B float64 }
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	r := textResult(fmt.Sprint(in.A + in.B))
+	r.StructuredContent = map[string]float64{"sum": in.A + in.B}
+	return r, nil
+}
+
+func fail(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, &jsonrpc.Error{Code: -32001, Message: "this tool always fails", Data: json.RawMessage(`{"reason":"test"}`)}
+}
+
+func slow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct{ Steps int }
+	json.Unmarshal(req.Params.Arguments, &in)
+	if in.Steps <= 0 {
+		in.Steps = 1 << 30
+	}
+	token := req.Params.GetProgressToken()
+	for i := 1; i <= in.Steps; i++ {
+		select {
+		case <-ctx.Done():
+			log.Printf("slow: cancelled at step %d", i)
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if token != nil {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: float64(in.Steps), Message: fmt.Sprintf("step %d", i)})
+		}
+	}
+	return textResult("done"), nil
+}
+
+func greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{
+		Description: "A greeting",
+		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + req.Params.Arguments["name"] + "!"}}},
+	}, nil
+}
+
+func (s *testServer) addResource(uri, name, text, mime string) {
+	s.mu.Lock()
+	s.resources[uri] = text
+	s.mu.Unlock()
+	s.srv.AddResource(&mcp.Resource{URI: uri, Name: name, MIMEType: mime}, s.readResource)
+}
+
+func (s *testServer) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	s.mu.Lock()
+	text, ok := s.resources[req.Params.URI]
+	s.mu.Unlock()
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: text}}}, nil
+}
+
+func (s *testServer) readTemplate(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "item " + strings.TrimPrefix(req.Params.URI, "test://items/")}}}, nil
+}
+
+// dropAll closes every session's connection; it returns how many there were.
+func (s *testServer) dropAll() int {
+	var ss []*mcp.ServerSession
+	for x := range s.srv.Sessions() {
+		ss = append(ss, x)
+	}
+	for _, x := range ss {
+		x.Close()
+	}
+	return len(ss)
+}
+
+type controlReq struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Arguments   []struct {
+		Name     string `json:"name"`
+		Required bool   `json:"required"`
+	} `json:"arguments"`
+	URI         string          `json:"uri"`
+	URITemplate string          `json:"uriTemplate"`
+	Text        string          `json:"text"`
+	MIMEType    string          `json:"mimeType"`
+	Level       string          `json:"level"`
+	Data        json.RawMessage `json:"data"`
+}
+
+func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
+	var req controlReq
+	body, _ := io.ReadAll(r.Body)
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	res := map[string]any{"ok": true}
+	switch op := r.PathValue("op"); op {
+	case "add-tool":
+		schema := req.InputSchema
+		if schema == nil {
+			schema = objectSchema(`{}`)
+		}
+		s.srv.AddTool(&mcp.Tool{Name: req.Name, Title: req.Title, Description: req.Description, InputSchema: schema}, echo)
+	case "remove-tool":
+		s.srv.RemoveTools(req.Name)
+	case "add-prompt":
+		p := &mcp.Prompt{Name: req.Name, Description: req.Description}
+		for _, a := range req.Arguments {
+			p.Arguments = append(p.Arguments, &mcp.PromptArgument{Name: a.Name, Required: a.Required})
+		}
+		s.srv.AddPrompt(p, greet)
+	case "remove-prompt":
+		s.srv.RemovePrompts(req.Name)
+	case "add-resource":
+		s.addResource(req.URI, req.Name, req.Text, req.MIMEType)
+	case "remove-resource":
+		s.mu.Lock()
+		delete(s.resources, req.URI)
+		s.mu.Unlock()
+		s.srv.RemoveResources(req.URI)
+	case "update-resource":
+		s.mu.Lock()
+		s.resources[req.URI] = req.Text
+		s.mu.Unlock()
+		s.srv.ResourceUpdated(r.Context(), &mcp.ResourceUpdatedNotificationParams{URI: req.URI})
+	case "add-template":
+		s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: req.URITemplate, Name: req.Name}, s.readTemplate)
+	case "remove-template":
+		s.srv.RemoveResourceTemplates(req.URITemplate)
+	case "log":
+		var data any = string(req.Data)
+		if req.Data != nil {
+			json.Unmarshal(req.Data, &data)
+		}
+		for ss := range s.srv.Sessions() {
+			ss.Log(r.Context(), &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(req.Level), Logger: "testserver", Data: data})
+		}
+	case "drop":
+		res["dropped"] = s.dropAll()
+	case "sessions":
+		n := 0
+		for range s.srv.Sessions() {
+			n++
+		}
+		res["sessions"] = n
+	default:
+		http.Error(w, "unknown control operation "+op, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(res)
+}
