@@ -1,0 +1,171 @@
+// The Go runtime: loaded once per JS realm (page, worker, Node process) and
+// shared by every client. Knows nothing about MCP.
+
+const GLOBAL = "__mcplive";
+
+/** @type {Promise<object> | null} */
+let shared = null;
+/** The runtime that shared resolves to, once started. */
+let live = null;
+
+/**
+ * loadRuntime starts the wasm on first use and returns the shared runtime.
+ * wasmUrl only counts for the first call of a realm. A failed load is not
+ * cached: the next call tries again.
+ * @param {string | URL | undefined} wasmUrl
+ */
+export function loadRuntime(wasmUrl) {
+  if (!shared) {
+    shared = start(wasmUrl).catch((err) => {
+      shared = null;
+      throw err;
+    });
+  }
+  return shared;
+}
+
+async function start(wasmUrl) {
+  if (typeof globalThis.Go !== "function") {
+    // The wasm_exec.js of the Go that built the wasm: defines globalThis.Go.
+    // Loaded on demand, so importing this package has no side effects.
+    await import("../wasm_exec.js");
+  }
+  const go = new globalThis.Go();
+  const timers = timerControl(go);
+  const { instance } = await instantiate(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url), go.importObject);
+
+  let exited = false;
+  const pending = new Set();
+  const onExit = () => {
+    exited = true;
+    if (live === runtime) live = shared = null; // a later connect starts a new runtime
+    const err = exitError();
+    for (const reject of pending) reject(err);
+    pending.clear();
+  };
+  // run() executes Go's main synchronously up to its first block, which is
+  // after main registered the API; the Promise settles only if Go exits.
+  go.run(instance).then(onExit, onExit);
+  const api = globalThis[GLOBAL];
+  delete globalThis[GLOBAL];
+  if (!api || typeof api.connect !== "function") {
+    throw new Error("mcplive: the wasm module did not start (see the console for Go's error)");
+  }
+
+  let nextRequest = 0;
+  const runtime = Object.freeze({
+    api,
+    version: api.version,
+    /** A fresh id for a request that may be aborted (never 0). */
+    requestId: () => ++nextRequest,
+    /**
+     * call runs fn (a call into Go returning a Promise) and settles with it;
+     * if the Go runtime exits meanwhile, the Promise rejects instead of
+     * hanging forever.
+     */
+    call(fn) {
+      if (exited) return Promise.reject(exitError());
+      return new Promise((resolve, reject) => {
+        pending.add(reject);
+        const done = () => pending.delete(reject);
+        let p;
+        try {
+          p = fn();
+        } catch (err) {
+          done();
+          reject(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        Promise.resolve(p).then(
+          (v) => (done(), resolve(v)),
+          (e) => (done(), reject(e)),
+        );
+      });
+    },
+    hold: timers.hold,
+  });
+  live = runtime;
+  return runtime;
+}
+
+function exitError() {
+  const err = new Error("mcplive: the Go runtime has exited (see the console for why); connect again to start a new one");
+  err.name = "ClosedError";
+  return err;
+}
+
+/**
+ * timerControl makes the Go runtime's timers stop keeping Node alive while
+ * no client is open. Every Go timer becomes a setTimeout in wasm_exec.js,
+ * and Go never clears the one it scheduled last, even when that timer was
+ * stopped (a 30 s request timeout, a 15 s heartbeat): without this, Node
+ * would wait for them after close(). While a client is open or connecting
+ * the timers stay referenced (a reconnect backoff must keep Node alive).
+ * No-op in browsers (their timers have no unref).
+ */
+function timerControl(go) {
+  let active = 0;
+  const gojs = go.importObject?.gojs;
+  const timeouts = () => (go._scheduledTimeouts instanceof Map ? go._scheduledTimeouts.values() : []);
+  const schedule = gojs?.["runtime.scheduleTimeoutEvent"];
+  if (typeof schedule === "function") {
+    gojs["runtime.scheduleTimeoutEvent"] = (sp) => {
+      schedule(sp);
+      if (active === 0) go._scheduledTimeouts?.get?.(go._nextCallbackTimeoutID - 1)?.unref?.();
+    };
+  }
+  return {
+    /** hold keeps timers referenced until the returned release is called. */
+    hold() {
+      if (active++ === 0) for (const t of timeouts()) t?.ref?.();
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--active === 0) for (const t of timeouts()) t?.unref?.();
+      };
+    },
+  };
+}
+
+const isNode = typeof process === "object" && typeof process.versions?.node === "string";
+
+/**
+ * instantiate loads the wasm: from the file system when the URL is a file:
+ * URL (Node), else with fetch and streaming compilation, falling back to a
+ * plain ArrayBuffer when the server sends another MIME type than
+ * application/wasm (streaming refuses it).
+ */
+async function instantiate(source, imports) {
+  let url = source;
+  if (typeof url === "string" && isNode && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("url"));
+    url = pathToFileURL(url);
+  }
+  if (String(url).startsWith("file:")) {
+    const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("fs/promises"));
+    return WebAssembly.instantiate(await readFile(new URL(url)), imports);
+  }
+  let res = await fetchWasm(url);
+  const type = (res.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
+  if (typeof WebAssembly.instantiateStreaming === "function" && type === "application/wasm") {
+    try {
+      return await WebAssembly.instantiateStreaming(res, imports);
+    } catch {
+      res = await fetchWasm(url); // streaming failed (a proxy, an encoding): try the plain way once
+    }
+  }
+  return WebAssembly.instantiate(await res.arrayBuffer(), imports);
+}
+
+async function fetchWasm(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`mcplive: cannot load the wasm from ${url}: HTTP ${res.status}`);
+  return res;
+}
+
+// nodeModule hides Node built-ins from bundlers that would try to resolve
+// them for the browser; only Node reaches these imports.
+function nodeModule(name) {
+  return "node:" + name;
+}
