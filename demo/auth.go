@@ -30,6 +30,12 @@ func (r role) String() string {
 
 func (r role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
+func (r *role) UnmarshalText(b []byte) error {
+	v, err := parseRole(string(b))
+	*r = v
+	return err
+}
+
 func parseRole(s string) (role, error) {
 	for r, name := range roleNames {
 		if strings.EqualFold(s, name) {

@@ -21,8 +21,18 @@ const (
 	accessLoggedIn                // only logged-in connections
 )
 
-func (a access) MarshalText() ([]byte, error) {
-	return []byte([...]string{"public", "anonymous", "loggedIn"}[a]), nil
+var accessNames = [...]string{accessPublic: "public", accessAnonymous: "anonymous", accessLoggedIn: "loggedIn"}
+
+func (a access) MarshalText() ([]byte, error) { return []byte(accessNames[a]), nil }
+
+func (a *access) UnmarshalText(b []byte) error {
+	for i, name := range accessNames {
+		if string(b) == name {
+			*a = access(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown access %q", b)
 }
 
 // toolDef is one tool of the catalog. Its fixed fields never change after
@@ -142,7 +152,7 @@ type (
 		Connection string `json:"connection"`
 		User       string `json:"user,omitempty"`
 		LoggedIn   bool   `json:"loggedIn"`
-		Role       role   `json:"role"`
+		Role       string `json:"role" jsonschema:"viewer, editor or admin"`
 	}
 	searchIn struct {
 		Query string `json:"query" jsonschema:"words to look for, case-insensitive"`
@@ -202,7 +212,7 @@ func builtinTools() []*toolDef {
 			func(d *demo, s *session) mcp.ToolHandlerFor[struct{}, whoamiOut] {
 				return func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, whoamiOut, error) {
 					d.mu.Lock()
-					out := whoamiOut{Connection: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role}
+					out := whoamiOut{Connection: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role.String()}
 					d.mu.Unlock()
 					return nil, out, nil
 				}

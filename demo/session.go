@@ -37,7 +37,7 @@ type connection struct {
 	ID          string    `json:"id"`
 	User        string    `json:"user,omitempty"`
 	LoggedIn    bool      `json:"loggedIn"`
-	Role        role      `json:"role"`
+	Role        string    `json:"role"` // viewer, editor or admin
 	Remote      string    `json:"remote"`
 	Origin      string    `json:"origin,omitempty"`
 	ConnectedAt time.Time `json:"connectedAt"`
@@ -268,7 +268,7 @@ func (d *demo) setRole(id string, r role) (connection, bool) {
 
 // view returns s as the control API shows it. d.mu must be held.
 func (s *session) view() connection {
-	c := connection{ID: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role, Remote: s.remote,
+	c := connection{ID: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role.String(), Remote: s.remote,
 		Origin: s.origin, ConnectedAt: s.since.UTC(), Tools: []string{}, Prompts: []string{}}
 	for name := range s.tools {
 		c.Tools = append(c.Tools, name)

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcplive/mcplive"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const testToken = "test-admin-token"
+
+// env is a demo server running in-process on 127.0.0.1.
+type env struct {
+	t    *testing.T
+	d    *demo
+	base string // http://127.0.0.1:port
+	mcp  string // ws://127.0.0.1:port/mcp
+}
+
+// start runs a demo server; edit may change its config. Cleanup shuts it down.
+func start(t *testing.T, edit func(*config)) *env {
+	t.Helper()
+	cfg := config{AdminToken: testToken, JSDir: t.TempDir()}
+	if edit != nil {
+		edit(&cfg)
+	}
+	d, err := newDemo(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d.handler)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := d.shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		srv.Close()
+	})
+	return &env{t: t, d: d, base: srv.URL, mcp: "ws" + strings.TrimPrefix(srv.URL, "http") + "/mcp"}
+}
+
+// connect connects the mcplive client; query is appended to the URL.
+// Cleanup closes it.
+func (e *env) connect(query string) *mcplive.Client {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := mcplive.Connect(ctx, e.mcp+query, &mcplive.Options{
+		ClientInfo:        mcplive.Implementation{Name: "demo-test", Version: "1.0.0"},
+		HeartbeatInterval: -1,
+		Reconnect:         mcplive.ReconnectOptions{Disabled: true},
+	})
+	if err != nil {
+		e.t.Fatalf("connect %s: %v", query, err)
+	}
+	e.t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// control calls the control API with the admin token and returns the
+// status and body.
+func (e *env) control(method, path string, body any) (int, []byte) {
+	e.t.Helper()
+	return e.request(method, path, body, "Bearer "+testToken)
+}
+
+// controlOK calls the control API and fails unless the status is 2xx.
+func (e *env) controlOK(method, path string, body any) []byte {
+	e.t.Helper()
+	status, out := e.control(method, path, body)
+	if status/100 != 2 {
+		e.t.Fatalf("%s %s = %d %s", method, path, status, out)
+	}
+	return out
+}
+
+func (e *env) request(method, path string, body any, auth string) (int, []byte) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, e.base+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// watch collects the updates of a live list from now on.
+type watch[T mcplive.Item] struct {
+	t      *testing.T
+	ch     chan mcplive.Update[T]
+	cancel func()
+}
+
+func watchList[T mcplive.Item](t *testing.T, l *mcplive.List[T]) *watch[T] {
+	w := &watch[T]{t: t, ch: make(chan mcplive.Update[T], 100)}
+	w.cancel = l.Subscribe(func(u mcplive.Update[T]) { w.ch <- u })
+	t.Cleanup(w.cancel)
+	return w
+}
+
+// until waits for an update whose items have exactly the keys want
+// (in any order) and returns it.
+func (w *watch[T]) until(want ...string) mcplive.Update[T] {
+	w.t.Helper()
+	slices.Sort(want)
+	timeout := time.After(10 * time.Second)
+	var last []string
+	for {
+		select {
+		case u := <-w.ch:
+			last = keys(u.Items)
+			if slices.Equal(last, want) {
+				return u
+			}
+		case <-timeout:
+			w.t.Fatalf("timed out waiting for the list %v; last update had %v", want, last)
+		}
+	}
+}
+
+// keys returns the sorted keys of items.
+func keys[T mcplive.Item](items []T) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Key())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func assertKeys[T mcplive.Item](t *testing.T, what string, items []T, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	if got := keys(items); !slices.Equal(got, want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func assertEqual[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func assertNoError(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callText calls a tool and returns its first text block; a tool error fails.
+func callText(t *testing.T, c *mcplive.Client, name string, args any) string {
+	t.Helper()
+	res, err := c.CallTool(context.Background(), name, args, nil)
+	assertNoError(t, err)
+	if res.IsError {
+		t.Fatalf("%s: tool error %s", name, res.Raw)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("%s: no content in %s", name, res.Raw)
+	}
+	return res.Content[0].Text
+}
+
+// whoami returns the connection's whoami answer.
+func whoami(t *testing.T, c *mcplive.Client) whoamiOut {
+	t.Helper()
+	res, err := c.CallTool(context.Background(), "whoami", map[string]any{}, nil)
+	assertNoError(t, err)
+	var out whoamiOut
+	if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
+		t.Fatalf("whoami: %v in %s", err, res.Raw)
+	}
+	return out
+}
+
+// The catalog as each kind of connection sees it.
+var (
+	anonymousTools = []string{"add", "echo", "login", "now", "whoami"}
+	loggedInTools  = []string{"add", "echo", "logout", "now", "random_number", "search", "uppercase", "whoami", "word_count"}
+	editorTools    = []string{"add", "echo", "login", "now", "whoami", "write_note"}
+	adminTools     = []string{"add", "echo", "list_connections", "login", "now", "server_stats", "whoami", "write_note"}
+
+	anonymousPrompts = []string{"summarize", "translate"}
+	loggedInPrompts  = []string{"explain_code", "summarize", "translate"}
+	editorPrompts    = []string{"review_note", "summarize", "translate"}
+	adminPrompts     = []string{"incident_report", "review_note", "summarize", "translate"}
+
+	onlineResources = []string{"demo://docs/mcp", "demo://docs/readme", "demo://docs/websocket", "demo://notes/scratch", "demo://status/clock"}
+	onlineTemplates = []string{"demo://greetings/{name}", "demo://math/square/{n}"}
+)
