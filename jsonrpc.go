@@ -22,6 +22,10 @@ type wireMessage struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
+
+	// barrier, set only on entries the client queues itself, is run by the
+	// dispatcher in place of a notification handler (see flush).
+	barrier func() `json:"-"`
 }
 
 // msgKind classifies a decoded message.
@@ -268,6 +272,10 @@ func (c *rpcConn) dispatchLoop() {
 		if !ok {
 			return
 		}
+		if m.barrier != nil {
+			m.barrier()
+			continue
+		}
 		c.safeNotify(m)
 	}
 }
@@ -281,6 +289,24 @@ func (c *rpcConn) safeNotify(m *wireMessage) {
 		}
 	}()
 	c.notify(m.Method, m.Params)
+}
+
+// flush waits until the dispatcher has handled every notification that
+// arrived before the call, so that a request's notifications/progress
+// reach their handler before the request returns. Called on the dispatcher
+// itself (from a handler) it cannot wait for what is queued behind it, and
+// returns at once; it also returns when ctx ends or the connection is gone.
+func (c *rpcConn) flush(ctx context.Context) {
+	if goid() == c.dispatchG.Load() {
+		return
+	}
+	done := make(chan struct{})
+	c.queue.push(&wireMessage{barrier: func() { close(done) }})
+	select {
+	case <-done:
+	case <-c.dispatchDone:
+	case <-ctx.Done():
+	}
 }
 
 // notifyWrite sends a notification.

@@ -294,7 +294,15 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
 	}
 	var res CallToolResult
-	if err := s.requestInto(ctx, methodCallTool, params, &res, &res.Raw); err != nil {
+	err := s.requestInto(ctx, methodCallTool, params, &res, &res.Raw)
+	if opts != nil && opts.OnProgress != nil {
+		// The progress notifications sent before the result are queued
+		// for the dispatcher: deliver them before the token is dropped.
+		fctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+		s.rpc.flush(fctx)
+		cancel()
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &res, nil
