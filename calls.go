@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -12,14 +13,20 @@ import (
 // withSession runs fn on the ready session, bounded by the request timeout
 // (which covers the wait for ready too).
 func withSession[R any](c *Client, ctx context.Context, method string, fn func(context.Context, *Session) (R, error)) (R, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	sess, err := c.session(ctx, method)
+	sess, err := c.session(rctx, method)
 	if err != nil {
 		var zero R
 		return zero, err
 	}
-	return fn(ctx, sess)
+	r, err := fn(rctx, sess)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+		// The request timeout set here ended first: for the session that
+		// is the caller's deadline, but for our caller it is ErrTimeout.
+		return r, fmt.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
+	}
+	return r, err
 }
 
 // Ping checks that the server answers.

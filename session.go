@@ -222,11 +222,13 @@ func (s *Session) Err() error { return s.rpc.Err() }
 // request sends one request bounded by the request timeout and returns the
 // raw result. Errors name the method.
 func (s *Session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	raw, err := s.rpc.call(ctx, method, params)
+	raw, err := s.rpc.call(rctx, method, params)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// Our timeout, not a deadline of the caller's ctx (that one
+			// is reported as the caller's context error, below).
 			return nil, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
 		}
 		var rpcErr *RPCError
