@@ -114,6 +114,10 @@ func (b *bridge) call(args []safejs.Value) any {
 	op, _ := argString(args, 2)
 	argsJSON, _ := argString(args, 3)
 	onProgress := arg(args, 4)
+	if op == "debugPanic" && id == 0 {
+		// Lets the tests check that a panic in an export rejects (exportFunc).
+		panic("debugPanic: a panic on purpose")
+	}
 
 	b.mu.Lock()
 	cl := b.clients[id]

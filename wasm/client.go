@@ -24,6 +24,7 @@ type client struct {
 	mu      sync.Mutex
 	closed  bool
 	stops   []func()
+	resyncs map[mcplive.Kind]func()
 	subs    map[int]func(context.Context) error
 	nextSub int
 }
@@ -36,16 +37,16 @@ func newClient(id int, c *mcplive.Client, h *hooks) *client {
 // Each list's current snapshot is sent first (synchronously, before the
 // connect Promise resolves), so JS has every store's first value at once.
 func (cl *client) watch() {
-	stops := []func(){
-		watchList(cl.hooks, cl.c.Tools()),
-		watchList(cl.hooks, cl.c.Prompts()),
-		watchList(cl.hooks, cl.c.Resources()),
-		watchList(cl.hooks, cl.c.ResourceTemplates()),
-		cl.c.WatchState(cl.sendState),
-	}
+	var stops [5]func()
+	resyncs := map[mcplive.Kind]func(){}
+	stops[0], resyncs[mcplive.KindTools] = watchList(cl.hooks, cl.c.Tools())
+	stops[1], resyncs[mcplive.KindPrompts] = watchList(cl.hooks, cl.c.Prompts())
+	stops[2], resyncs[mcplive.KindResources] = watchList(cl.hooks, cl.c.Resources())
+	stops[3], resyncs[mcplive.KindResourceTemplates] = watchList(cl.hooks, cl.c.ResourceTemplates())
+	stops[4] = cl.c.WatchState(cl.sendState)
 	cl.sendState(cl.c.State())
 	cl.mu.Lock()
-	cl.stops = stops
+	cl.stops, cl.resyncs = stops[:], resyncs
 	cl.mu.Unlock()
 }
 
@@ -194,6 +195,18 @@ func (cl *client) do(ctx context.Context, op string, args []byte, onProgress saf
 		return cl.subscribe(ctx, a.URI)
 	case "unsubscribeResource":
 		return nil, cl.unsubscribe(ctx, a.ID)
+	case "resync":
+		cl.mu.Lock()
+		resync := cl.resyncs[mcplive.Kind(a.Kind)]
+		cl.mu.Unlock()
+		if resync != nil {
+			resync()
+		}
+		return nil, nil
+	case "debugPanic":
+		// Lets the tests check that a Go panic rejects the call and the
+		// runtime lives on (see exportFunc and promise).
+		panic("debugPanic: a panic on purpose")
 	}
 	return nil, fmt.Errorf("mcplive: unknown operation %q", op)
 }

@@ -31,12 +31,14 @@ type listMsg struct {
 }
 
 // watchList forwards every update of l to h.list and returns the function
-// that stops it. It sends l's current snapshot first.
+// that stops it and the one that sends a full message again (when JS found
+// that an update did not fit what it holds). It sends l's current snapshot
+// first.
 //
 // Subscribe comes before Snapshot so no change falls between them; an
 // update that the snapshot already holds (its version is not newer and it
 // carries a diff) is then skipped, so JS applies each change exactly once.
-func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop func()) {
+func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop, resync func()) {
 	var (
 		mu      sync.Mutex
 		started bool
@@ -63,15 +65,18 @@ func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop func()) {
 		send(h, &msg)
 	})
 
-	mu.Lock()
-	snap := l.Snapshot()
-	started, sent = true, snap.Version
-	send(h, &listMsg{
-		Kind: l.Kind(), Version: snap.Version, Status: snap.Status, Error: describe(snap.Err),
-		Full: true, Keys: keys(snap.Items), Added: raws(snap.Items),
-	})
-	mu.Unlock()
-	return cancel
+	resync = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		snap := l.Snapshot()
+		started, sent = true, snap.Version
+		send(h, &listMsg{
+			Kind: l.Kind(), Version: snap.Version, Status: snap.Status, Error: describe(snap.Err),
+			Full: true, Keys: keys(snap.Items), Added: raws(snap.Items),
+		})
+	}
+	resync()
+	return cancel, resync
 }
 
 func send(h *hooks, msg *listMsg) {

@@ -1,0 +1,393 @@
+// Type definitions for mcplive: live MCP catalogs over a WebSocket.
+// Hand-written; checked by test/types (tsc --noEmit).
+
+/** A JSON value as the server sent it. */
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+
+/** A JSON object as the server sent it. */
+export type JSONObject = { readonly [key: string]: JSONValue };
+
+/** An icon a UI may show. Check the scheme of `src` (https: or data:) before loading it. */
+export interface Icon {
+  readonly src: string;
+  readonly mimeType?: string;
+  readonly sizes?: readonly string[];
+  readonly theme?: "light" | "dark";
+}
+
+/** Hints about a resource or content block. */
+export interface Annotations {
+  readonly audience?: readonly ("user" | "assistant")[];
+  readonly priority?: number;
+  readonly lastModified?: string;
+}
+
+/** The name, version and more of an MCP client or server. */
+export interface Implementation {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly Icon[];
+}
+
+/** Hints about what a tool does; never trust them from an untrusted server. */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/**
+ * A tool as the server listed it (MCP 2025-11-25 `Tool`), frozen. Fields this
+ * package does not know are kept, so every item is the server's JSON object.
+ */
+export interface Tool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** JSON Schema of the arguments (`type: "object"`). */
+  readonly inputSchema: JSONObject;
+  readonly outputSchema?: JSONObject;
+  readonly icons?: readonly Icon[];
+  readonly annotations?: ToolAnnotations;
+  readonly execution?: JSONObject;
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** One argument of a prompt. */
+export interface PromptArgument {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly required?: boolean;
+}
+
+/** A prompt template as the server listed it, frozen. */
+export interface Prompt {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments?: readonly PromptArgument[];
+  readonly icons?: readonly Icon[];
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** A resource as the server listed it, frozen. Its key is `uri`. */
+export interface Resource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly size?: number;
+  readonly icons?: readonly Icon[];
+  readonly annotations?: Annotations;
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** A resource template (RFC 6570 URI template) as the server listed it, frozen. Its key is `uriTemplate`. */
+export interface ResourceTemplate {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly icons?: readonly Icon[];
+  readonly annotations?: Annotations;
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** The four live lists and the item type of each. */
+export interface ListItems {
+  tools: Tool;
+  prompts: Prompt;
+  resources: Resource;
+  resourceTemplates: ResourceTemplate;
+}
+
+/** Names a live list: `"tools" | "prompts" | "resources" | "resourceTemplates"`. */
+export type ListKind = keyof ListItems;
+
+/**
+ * Status of one live list.
+ * - `loading`: the first sync has not finished.
+ * - `ready`: `items` is the server's list as of the last sync.
+ * - `stale`: the connection dropped; `items` is the last good list, kept visible until the reconnect re-lists.
+ * - `error`: the last re-list failed (`error` says why); `items` is the last good list.
+ * - `unsupported`: the server does not offer this kind.
+ */
+export type ListStatus = "loading" | "ready" | "stale" | "error" | "unsupported";
+
+/** State of the connection. */
+export type ConnectionStatus = "connecting" | "ready" | "reconnecting" | "closed";
+
+/**
+ * The value of a list store. Frozen; the same object until the next change,
+ * so it can be React's `getSnapshot` result. Unchanged items keep their
+ * identity across re-lists.
+ */
+export interface ListValue<T> {
+  readonly items: readonly T[];
+  readonly status: ListStatus;
+  readonly error: MCPLiveError | null;
+  /** Grows by one with each applied change of `items`; a status change alone keeps it. */
+  readonly version: number;
+}
+
+/**
+ * A readable store: the Svelte store contract, and React's
+ * `useSyncExternalStore(store.subscribe, store.get)`. A plain object of
+ * functions without `this`: safe to pass detached.
+ */
+export interface ReadableStore<T> {
+  /** The current value: the same object until it changes. */
+  get(): T;
+  /** Calls `fn` at once with the current value, then on every change. Returns the unsubscribe function. */
+  subscribe(fn: (value: T) => void): () => void;
+  /** Calls `fn` on every change (not at once). Returns the unsubscribe function. */
+  listen(fn: (value: T) => void): () => void;
+}
+
+/** What one applied change of a list did. `changed` holds the new versions of changed items. */
+export interface ChangeEvent<K extends ListKind = ListKind> {
+  readonly kind: K;
+  readonly version: number;
+  readonly added: readonly ListItems[K][];
+  readonly removed: readonly ListItems[K][];
+  readonly changed: readonly ListItems[K][];
+}
+
+/** A change event of any list, discriminated by `kind`. */
+export type AnyChangeEvent = { [K in ListKind]: ChangeEvent<K> }[ListKind];
+
+/** A `notifications/message` from the server (see `setLoggingLevel`). */
+export interface LogEvent {
+  readonly level: LoggingLevel;
+  readonly logger?: string;
+  readonly data: JSONValue;
+}
+
+/** Any notification from the server, in arrival order. */
+export interface NotificationEvent {
+  readonly method: string;
+  readonly params?: JSONObject;
+}
+
+/** Syslog levels, as MCP names them. */
+export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/**
+ * The errors this package rejects with (and lists carry in `error`). All are
+ * real `Error`s; `name` says the kind:
+ * - `RPCError`: the server answered with a JSON-RPC error: `code` and `data` are its own.
+ * - `TimeoutError`: no answer within the timeout (the request was cancelled on the server).
+ * - `AbortError`: aborted through an AbortSignal (the signal's reason is passed through as is).
+ * - `ClosedError`: the client is closed or the connection dropped.
+ * - `UnsupportedError`: the server's capabilities do not allow the call; nothing was sent.
+ * - `ProtocolError`: the server broke the protocol.
+ */
+export interface MCPLiveError extends Error {
+  name: "RPCError" | "TimeoutError" | "AbortError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
+  /** The JSON-RPC error code, for `RPCError`. */
+  code?: number;
+  /** The JSON-RPC error data, for `RPCError`, if the server sent any. */
+  data?: JSONValue;
+}
+
+/** A content block of a tool result or prompt message. */
+export type ContentBlock =
+  | { readonly type: "text"; readonly text: string; readonly annotations?: Annotations; readonly _meta?: JSONObject }
+  | { readonly type: "image" | "audio"; readonly data: string; readonly mimeType: string; readonly annotations?: Annotations; readonly _meta?: JSONObject }
+  | ({ readonly type: "resource_link" } & Resource)
+  | { readonly type: "resource"; readonly resource: ResourceContents; readonly annotations?: Annotations; readonly _meta?: JSONObject };
+
+/** The contents of a resource: `text` or base64 `blob`. */
+export interface ResourceContents {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly text?: string;
+  readonly blob?: string;
+  readonly _meta?: JSONObject;
+}
+
+/**
+ * The result of `tools/call`. A tool that failed in its own terms resolves
+ * with `isError: true`; only protocol-level failures reject.
+ */
+export interface CallToolResult {
+  readonly content: readonly ContentBlock[];
+  readonly structuredContent?: JSONObject;
+  readonly isError?: boolean;
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** The result of `prompts/get`. */
+export interface GetPromptResult {
+  readonly description?: string;
+  readonly messages: readonly { readonly role: "user" | "assistant"; readonly content: ContentBlock }[];
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** The result of `resources/read`. */
+export interface ReadResourceResult {
+  readonly contents: readonly ResourceContents[];
+  readonly _meta?: JSONObject;
+  readonly [key: string]: unknown;
+}
+
+/** The params of `completion/complete`. */
+export interface CompleteParams {
+  ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> };
+}
+
+/** The result of `completion/complete`. */
+export interface CompleteResult {
+  readonly completion: { readonly values: readonly string[]; readonly total?: number; readonly hasMore?: boolean };
+  readonly [key: string]: unknown;
+}
+
+/** A `notifications/progress` of a tool call. `total` is absent when unknown. */
+export interface Progress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** Options every call takes. */
+export interface CallOptions {
+  /** Aborting rejects the call at once (with the signal's reason) and sends `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Overrides the client's `requestTimeoutMs` for this call (it can only shorten it). */
+  timeoutMs?: number;
+}
+
+/** Options of `callTool`. */
+export interface CallToolOptions extends CallOptions {
+  /** Called with each progress notification of this call. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** Options of `subscribeResource`. */
+export interface SubscribeResourceOptions {
+  /** Called when subscribing or a re-read fails. Default: reported to the console. */
+  onError?: (error: MCPLiveError) => void;
+}
+
+/** Options of `connect`. Durations are in milliseconds. */
+export interface ConnectOptions {
+  /** Sent in `initialize`. Default `{ name: "mcplive", version: <package version> }`. */
+  clientInfo?: { name: string; version?: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] };
+  /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
+  requestTimeoutMs?: number;
+  /** Bounds each WebSocket handshake (default 10 000): a refused port rejects within it. */
+  dialTimeoutMs?: number;
+  /**
+   * Reconnect after the connection drops, with exponential backoff and full
+   * jitter (default true: 250 ms initial, 30 s cap). `false` turns it off:
+   * a drop then closes the client.
+   */
+  reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Application-level heartbeat: an MCP `ping` every `intervalMs` (default
+   * 15 000) that must be answered within `timeoutMs` (default 10 000), or the
+   * connection counts as dead and reconnects. `false` turns it off.
+   */
+  heartbeat?: boolean | { intervalMs?: number; timeoutMs?: number };
+  /** The largest message accepted from the server, in bytes (default 16 MiB). */
+  maxMessageBytes?: number;
+  /** Aborts the connecting. */
+  signal?: AbortSignal;
+  /**
+   * Where to load `mcplive.wasm` from. Default: next to this package
+   * (`new URL("./mcplive.wasm", import.meta.url)`, which bundlers follow).
+   * The wasm is loaded once per page, worker or Node process: only the
+   * first `connect` of a realm uses this.
+   */
+  wasmUrl?: string | URL;
+}
+
+/** A live MCP client. A frozen object of functions without `this`: methods may be passed detached. */
+export interface Client {
+  /** The server's tools, kept in sync with `notifications/tools/list_changed`. */
+  readonly tools: ReadableStore<ListValue<Tool>>;
+  /** The server's prompts, kept in sync with `notifications/prompts/list_changed`. */
+  readonly prompts: ReadableStore<ListValue<Prompt>>;
+  /** The server's resources, kept in sync with `notifications/resources/list_changed`. */
+  readonly resources: ReadableStore<ListValue<Resource>>;
+  /** The server's resource templates, re-listed on `notifications/resources/list_changed`. */
+  readonly resourceTemplates: ReadableStore<ListValue<ResourceTemplate>>;
+  /** The connection state. */
+  readonly status: ReadableStore<ConnectionStatus>;
+
+  /** The server's `serverInfo` from the latest `initialize`. */
+  readonly serverInfo: Implementation;
+  /** The server's capabilities exactly as it sent them. */
+  readonly capabilities: JSONObject;
+  /** The negotiated protocol version, e.g. `"2025-11-25"`. */
+  readonly protocolVersion: string;
+  /** The server's instructions, if any. */
+  readonly instructions: string | undefined;
+
+  /** Each applied change of a list (not status-only changes; not the first sync). Returns the unsubscribe function. */
+  on(type: "change", fn: (event: AnyChangeEvent) => void): () => void;
+  /** Each `notifications/message` (see `setLoggingLevel`). */
+  on(type: "log", fn: (event: LogEvent) => void): () => void;
+  /** Every notification from the server, in arrival order. */
+  on(type: "notification", fn: (event: NotificationEvent) => void): () => void;
+
+  /** Calls a tool. Waits for the connection while reconnecting, up to the timeout. */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  /** Renders a prompt; argument values are strings (numbers and booleans are converted). */
+  getPrompt(name: string, args?: Record<string, string | number | boolean>, options?: CallOptions): Promise<GetPromptResult>;
+  /** Reads a resource. */
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  /**
+   * Subscribes to a resource (`resources/subscribe`): `fn` gets its contents
+   * once subscribed, then again after each `notifications/resources/updated`
+   * (and after a reconnect), read afresh each time. The subscription
+   * survives reconnects. Returns the unsubscribe function.
+   */
+  subscribeResource(
+    uri: string,
+    fn: (contents: readonly ResourceContents[], result: ReadResourceResult) => void,
+    options?: SubscribeResourceOptions,
+  ): () => void;
+  /** Asks for argument completions (`completion/complete`). */
+  complete(params: CompleteParams, options?: CallOptions): Promise<CompleteResult>;
+  /** Sets the level of the server's log messages (see `on("log")`). Not restored after a reconnect. */
+  setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void>;
+  /** Checks that the server answers. */
+  ping(options?: CallOptions): Promise<void>;
+  /**
+   * Re-lists `kind` (all kinds when absent) through the same single-flight
+   * path as a notification, and resolves when it is applied.
+   */
+  refresh(kind?: ListKind, options?: CallOptions): Promise<void>;
+  /**
+   * Closes the connection and frees everything; the status becomes
+   * `"closed"`, lists keep their last items, later calls reject with a
+   * `ClosedError`. In Node, nothing of this client keeps the process alive
+   * afterwards. Calling it again returns the same Promise.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to an MCP server over WebSocket (subprotocol `mcp`). Resolves after
+ * `initialize` and the first full sync of every list the server offers (a
+ * list whose first sync fails has status `"error"`); rejects only when the
+ * connection or `initialize` fails. Node 20 needs `--experimental-websocket`.
+ */
+export function connect(url: string | URL, options?: ConnectOptions): Promise<Client>;

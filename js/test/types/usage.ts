@@ -1,0 +1,79 @@
+// Type test: compiled with tsc --noEmit by `npm test`. Each @ts-expect-error
+// must be an error, so the types refuse what the API refuses.
+import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore } from "mcplive";
+
+async function main(): Promise<void> {
+  const client: Client = await connect("ws://127.0.0.1:8080/mcp", {
+    clientInfo: { name: "my-app", version: "1.0.0" },
+    requestTimeoutMs: 5000,
+    reconnect: { initialDelayMs: 100, maxDelayMs: 5000 },
+    heartbeat: false,
+    wasmUrl: new URL("https://example.com/mcplive.wasm"),
+  });
+  await connect(new URL("ws://x/mcp"), { reconnect: false, heartbeat: { intervalMs: 1000, timeoutMs: 500 } });
+
+  const value: ListValue<Tool> = client.tools.get();
+  const names: string[] = value.items.map((t) => t.name);
+  const status: "loading" | "ready" | "stale" | "error" | "unsupported" = value.status;
+  const err: MCPLiveError | null = value.error;
+  if (err) console.log(err.code, err.data, err.message);
+  console.log(names, status, value.version + 1);
+  // @ts-expect-error items are read-only
+  value.items.push(value.items[0]!);
+
+  const un: () => void = client.tools.subscribe(({ items }) => items.length);
+  un();
+  client.resources.listen((v) => v.items.map((r) => r.uri));
+  client.resourceTemplates.get().items.map((t) => t.uriTemplate);
+  client.prompts.get().items.flatMap((p) => p.arguments ?? []).map((a) => a.required);
+  const s: "connecting" | "ready" | "reconnecting" | "closed" = client.status.get();
+  console.log(s);
+
+  // React and Svelte shapes.
+  const useSyncExternalStore = <T,>(subscribe: (cb: () => void) => () => void, get: () => T): T => (subscribe(() => {}), get());
+  const snap: ListValue<Tool> = useSyncExternalStore(client.tools.subscribe, client.tools.get);
+  console.log(snap);
+  const svelte: { subscribe(run: (v: ListValue<Tool>) => void): () => void } = client.tools;
+  console.log(svelte);
+  const store: ReadableStore<unknown> = client.prompts;
+  console.log(store);
+
+  const off = client.on("change", (ev) => {
+    if (ev.kind === "tools") ev.added.map((t) => t.inputSchema);
+    if (ev.kind === "resources") ev.removed.map((r) => r.uri);
+  });
+  off();
+  client.on("log", (ev) => console.log(ev.level, ev.data));
+  client.on("notification", ({ method, params }) => console.log(method, params));
+  // @ts-expect-error unknown event
+  client.on("changes", () => {});
+
+  const ac = new AbortController();
+  const res = await client.callTool("search", { q: "mcp" }, { signal: ac.signal, timeoutMs: 1000, onProgress: (p) => p.progress / (p.total ?? 1) });
+  for (const c of res.content) if (c.type === "text") console.log(c.text);
+  if (res.isError) console.log(res.structuredContent);
+  // @ts-expect-error name must be a string
+  await client.callTool(42);
+
+  const prompt = await client.getPrompt("summarize", { text: "x", n: 3 });
+  prompt.messages.map((m) => m.role);
+  const read = await client.readResource("file:///readme.md");
+  read.contents.map((c) => c.text ?? c.blob);
+  const stop: () => void = client.subscribeResource("file:///readme.md", (contents) => contents[0]?.text, { onError: (e) => e.name });
+  stop();
+  const done = await client.complete({ ref: { type: "ref/prompt", name: "summarize" }, argument: { name: "text", value: "a" } });
+  done.completion.values.join();
+  await client.setLoggingLevel("debug");
+  // @ts-expect-error not a level
+  await client.setLoggingLevel("verbose");
+  await client.ping();
+  await client.refresh();
+  await client.refresh("resourceTemplates");
+  // @ts-expect-error not a kind
+  await client.refresh("templates");
+  console.log(client.serverInfo.name, client.protocolVersion, client.instructions?.length, client.capabilities["tools"]);
+  // @ts-expect-error read-only
+  client.tools = client.prompts;
+  await client.close();
+}
+void main;
