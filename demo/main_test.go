@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +37,9 @@ type env struct {
 func start(t *testing.T, edit func(*config)) *env {
 	t.Helper()
 	cfg := config{AdminToken: testToken, JSDir: t.TempDir()}
+	if os.Getenv("DEMO_TEST_LOG") != "" {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcplive/mcplive/mcpws"
 )
 
 // session is one WebSocket connection: its own mcp.Server, whose features
@@ -96,7 +98,7 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 	})
 	d.sync(s)
 	d.sessions[s.id] = s
-	d.log.Info("connection opened", "conn", s.id, "user", s.user, "remote", s.remote, "origin", s.origin)
+	d.log.Info("connection opened", "conn", s.id, "session", mcpws.ConnectionID(r.Context()), "user", s.user, "remote", s.remote, "origin", s.origin)
 	context.AfterFunc(r.Context(), func() {
 		d.mu.Lock()
 		delete(d.sessions, s.id)

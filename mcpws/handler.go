@@ -109,7 +109,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.wg.Done()
 
-	ctx, cancel := context.WithCancel(r.Context())
+	id := newID()
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), connIDKey{}, id))
 	defer cancel()
 	r = r.WithContext(ctx)
 	srv := h.newServer(r)
@@ -128,8 +129,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Warn("mcpws: handshake failed", "error", err)
 		return
 	}
-	id := newID()
-	log = log.With("conn", id)
+	log = log.With("session", id)
 	if ws.Subprotocol() == "" {
 		log.Info("mcpws: client did not offer subprotocol \"mcp\"; accepted without it",
 			"offered", r.Header.Values("Sec-WebSocket-Protocol"))
@@ -267,6 +267,18 @@ func headerHasToken(h http.Header, name, token string) bool {
 		}
 	}
 	return false
+}
+
+type connIDKey struct{}
+
+// ConnectionID returns the id that [Handler] gave the connection whose
+// context ctx derives from: the context of the request passed to the server
+// factory and to OnConnect, and of the session's request handlers. It is
+// also the session's [mcp.ServerSession.ID] and the "session" attribute of the
+// handler's log lines. It returns "" for other contexts.
+func ConnectionID(ctx context.Context) string {
+	id, _ := ctx.Value(connIDKey{}).(string)
+	return id
 }
 
 // connTransport hands an existing conn to Server.Connect.

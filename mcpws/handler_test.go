@@ -23,7 +23,9 @@ func TestRoundTrip(t *testing.T) {
 	connCtx := make(chan context.Context, 1)
 	initialized := make(chan bool, 1)
 	sessionID := make(chan string, 1)
+	factoryID := make(chan string, 1)
 	h := mcpws.NewHandler(func(r *http.Request) *mcp.Server {
+		factoryID <- mcpws.ConnectionID(r.Context())
 		return newServer(&mcp.ServerOptions{
 			InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
 				initialized <- onConnect.Load()
@@ -42,9 +44,12 @@ func TestRoundTrip(t *testing.T) {
 	if !waitFor(t, initialized, "initialized") {
 		t.Error("the session handled a message before OnConnect returned")
 	}
-	if id := waitFor(t, sessionID, "session id"); id == "" {
+	id := waitFor(t, sessionID, "session id")
+	if id == "" {
 		t.Error("ServerSession.ID() is empty")
 	}
+	assertEqual(t, "ConnectionID in the factory", waitFor(t, factoryID, "factory"), id)
+	assertEqual(t, "ConnectionID of another context", mcpws.ConnectionID(context.Background()), "")
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)
 	assertNoError(t, err)
