@@ -106,6 +106,7 @@ test_go() {
 
 test_js() {
   need_node
+  need_chromium # js/test/browser.test.js runs the package in headless Chromium
   npm_ci js
   say "JS package tests (node:test, real wasm, real server)"
   (cd js && npm test)
