@@ -9,7 +9,7 @@
 //   - every JSON-RPC message travels in its own UTF-8 text frame;
 //   - batches (a JSON array) and binary frames are protocol errors.
 //
-// [Handler] is an [net/http.Handler] that accepts WebSocket connections and
+// [Handler] is an HTTP handler ([net/http.Handler]) that accepts WebSocket connections and
 // gives each its own [mcp.ServerSession], on an [mcp.Server] that a factory
 // function returns per connection (so per-connection state such as a login
 // or a role is easy). [ClientTransport] dials such an endpoint for a go-sdk
