@@ -1,0 +1,151 @@
+// The in-page side of the benchmark, shared by every client page. A page
+// calls start(adapter) once; the adapter connects its client and reports
+// every list the application would render through app.setList(items).
+// run.mjs drives the workloads through window.bench (page.evaluate), so a
+// measured interval never includes a Playwright round trip.
+//
+// All times are performance.now() in this page (5 µs resolution: the pages
+// are cross-origin isolated). A change is timed from just before the page
+// asks the server for it (one loopback HTTP request, the same for every
+// client) until the application's list shows it.
+
+const params = new URL(location.href).searchParams;
+const label = params.get("label") || "anon";
+const wsURL = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mcp?label=${encodeURIComponent(label)}`;
+
+// app is the application's view of the tool list.
+const app = {
+  items: [],
+  waiters: new Set(),
+  setList(items) {
+    const t = performance.now();
+    if (items === app.items) return;
+    app.items = items;
+    for (const w of app.waiters) {
+      if (w.pred(items)) {
+        app.waiters.delete(w);
+        clearTimeout(w.timer);
+        w.resolve(t);
+      }
+    }
+  },
+};
+
+// waitFor resolves with the time at which the application's list first
+// satisfies pred (checked on every new list only).
+function waitFor(pred, timeoutMs, what) {
+  return new Promise((resolve, reject) => {
+    const w = { pred, resolve };
+    w.timer = setTimeout(() => {
+      app.waiters.delete(w);
+      reject(new Error(`${label}: timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
+    app.waiters.add(w);
+  });
+}
+
+async function control(op, body = {}) {
+  const res = await fetch(`/control/${op}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ target: label, ...body }),
+  });
+  if (!res.ok) throw new Error(`control ${op}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const toolName = (i) => "t" + String(i).padStart(5, "0");
+
+let prevAdded = "";
+
+const bench = {
+  label,
+  ready: null, // Promise<{ firstList }> set by start
+  get count() { return app.items.length; },
+
+  // latency adds n tools one after the other (each replacing the previous
+  // one added here, so the list keeps its size) and returns, per change,
+  // the ms until the application's list contains the new tool.
+  async latency(n, prefix, timeoutMs = 10000) {
+    const samples = [];
+    for (let i = 0; i < n; i++) {
+      const name = `${prefix}-${i}`;
+      const seen = waitFor((items) => items.some((t) => t.name === name), timeoutMs, `tool ${name}`);
+      const t0 = performance.now();
+      await control("add", { name, remove: prevAdded });
+      prevAdded = name;
+      samples.push((await seen) - t0);
+    }
+    return samples;
+  },
+
+  // burst sends k changes back to back (change i sets the description of
+  // tool i mod m to tag-i; one notification each) and returns the ms until
+  // the application's list equals the server's final list of n tools, and
+  // the number of tools/list requests this client sent for it.
+  async burst(k, m, n, tag, timeoutMs = 60000) {
+    const want = new Map();
+    for (let i = 0; i < k; i++) want.set(toolName(i % m), `${tag}-${i}`);
+    const done = (items) => {
+      if (items.length !== n) return false;
+      let hits = 0;
+      for (const t of items) {
+        const d = want.get(t.name);
+        if (d === undefined) continue;
+        if (t.description !== d) return false;
+        hits++;
+      }
+      return hits === want.size;
+    };
+    await control("reset");
+    const seen = waitFor(done, timeoutMs, `the final list of a burst of ${k}`);
+    const t0 = performance.now();
+    await control("burst", { k, m, tag });
+    const ms = (await seen) - t0;
+    return { ms, lists: await bench.quietCount() };
+  },
+
+  // quietCount waits until this client sent no tools/list request for
+  // 500 ms and returns its count since the last reset.
+  async quietCount() {
+    let last = -1, same = 0;
+    for (;;) {
+      const { lists } = await control("counts");
+      if (lists === last) { if (++same >= 5) return lists; } else { last = lists; same = 0; }
+      await sleep(100);
+    }
+  },
+
+  // churn applies total changes in bursts of batch (on m tools of a list of
+  // n), waiting after each burst until the application's list has caught up.
+  async churn(total, batch, m, n, tag) {
+    const t0 = performance.now();
+    for (let done = 0; done < total; done += batch) {
+      await bench.burst(Math.min(batch, total - done), m, n, `${tag}-${done}`, 120000);
+    }
+    return performance.now() - t0;
+  },
+
+  // memory reports what the page itself can see; run.mjs adds the JS heap
+  // from the DevTools protocol after a forced garbage collection.
+  memory() {
+    const wasm = (globalThis.__benchWasmMemories || []).reduce((s, m) => s + m.buffer.byteLength, 0);
+    return { wasm, items: app.items.length };
+  },
+
+  close: async () => {},
+};
+
+// start connects through adapter.connect(wsURL, app) and records the time
+// of the first synced list (from navigation start).
+export function start(adapter) {
+  globalThis.bench = bench;
+  bench.ready = (async () => {
+    const client = await adapter.connect(wsURL, app);
+    const firstList = performance.now();
+    bench.close = () => client.close();
+    return { firstList, tools: app.items.length };
+  })();
+  bench.ready.catch((e) => console.error("bench: connect failed:", e));
+}

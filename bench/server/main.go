@@ -1,0 +1,359 @@
+// Command server is the benchmark server of bench/run.mjs: one official go-sdk
+// MCP server (github.com/modelcontextprotocol/go-sdk) served over WebSocket,
+// the static files of the benchmark pages, and an HTTP control API that
+// changes the tool list while mcplive and the official TypeScript SDK client
+// watch it in headless Chromium.
+//
+// It listens on -addr (default 127.0.0.1:0) and prints one JSON line on
+// stdout once it serves: {"url":"http://host:port","ws":"ws://host:port/mcp"}.
+// It exits when its standard input closes (so a dying runner takes it along)
+// or on SIGINT/SIGTERM.
+//
+// # Routes
+//
+//	/mcp?label=L        MCP over WebSocket (subprotocol "mcp"); L names the
+//	                    connection for targeted notifications and counters
+//	/mcplive/…          the npm package mcplive (-js, the repo's js/ folder)
+//	/pages/…            the benchmark pages (-pages)
+//	/dist/…             the bundled TypeScript SDK client (-dist)
+//
+// Every static answer is "no-store" and cross-origin isolated (COOP + COEP),
+// which gives the pages a 5 µs performance.now() instead of 100 µs.
+//
+// # Control API (POST, JSON body; answers JSON)
+//
+//	/control/set-tools  {"n"}                        replace the tool list by n tools t00000…
+//	/control/add        {"name","remove"?,"target"?} add one tool (and remove another) → one list_changed
+//	/control/burst      {"k","m","tag","target"?}    k changes back to back, change i sets the
+//	                                                 description of t%05d(i mod m) to "tag-i";
+//	                                                 one list_changed per change
+//	/control/reset      {"target"?}                  zero the tools/list counters
+//	/control/counts     {"target"?}                  {"lists":N,"connections":C}
+//
+// "target" is a connection label; without it every connection is notified
+// (and counted).
+//
+// # One notification per change
+//
+// The go-sdk server debounces its own list_changed by 10 ms (changeAndNotify
+// in its server.go): k back-to-back AddTool calls give one notification, and
+// every single change reaches the clients 10 ms late. A benchmark of
+// list_changed handling needs the opposite: exactly one notification per
+// change, sent at once. So this server accepts each WebSocket itself
+// (coder/websocket, subprotocol "mcp"), hands it to the go-sdk session
+// through mcpws.Transport, and keeps the *websocket.Conn to write its own
+// notifications/tools/list_changed frames right after each change
+// (coder/websocket allows concurrent writes, so these frames interleave
+// safely with the session's responses). The go-sdk's own, delayed
+// tools/list_changed is dropped by a sending middleware, so each change
+// gives exactly one notification.
+//
+// tools/list requests are counted per connection by a receiving middleware
+// on the go-sdk server.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/mcplive/mcplive/mcpws"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	jsDir := flag.String("js", "js", "the npm package mcplive (served under /mcplive/)")
+	pagesDir := flag.String("pages", "bench/pages", "the benchmark pages (served under /pages/)")
+	distDir := flag.String("dist", "bench/dist", "the bundled TypeScript SDK client (served under /dist/)")
+	pageSize := flag.Int("page-size", 100, "tools per tools/list page")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("bench server: ")
+
+	b := newBench(*pageSize)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", b.serveMCP)
+	mux.HandleFunc("POST /control/{op}", b.control)
+	mux.Handle("/mcplive/", static("/mcplive/", *jsDir))
+	mux.Handle("/pages/", static("/pages/", *pagesDir))
+	mux.Handle("/dist/", static("/dist/", *distDir))
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Fatal(err)
+		}
+	}()
+	host := ln.Addr().String()
+	line, _ := json.Marshal(map[string]string{"url": "http://" + host, "ws": "ws://" + host + "/mcp"})
+	fmt.Println(string(line))
+
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, bufio.NewReader(os.Stdin))
+		close(done)
+	}()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-sig:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	b.closeAll()
+	hs.Shutdown(ctx)
+}
+
+// static serves dir under prefix, uncached and cross-origin isolated.
+func static(prefix, dir string) http.Handler {
+	fs := http.StripPrefix(prefix, http.FileServer(http.Dir(dir)))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
+		if strings.HasSuffix(r.URL.Path, ".mjs") {
+			h.Set("Content-Type", "text/javascript; charset=utf-8")
+		}
+		fs.ServeHTTP(w, r)
+	})
+}
+
+// listChanged is the frame written directly to a client's WebSocket after
+// each change (see the package doc).
+var listChanged = []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+
+// bench is the server state: the go-sdk server, its connections and the
+// tools/list counters.
+type bench struct {
+	srv *mcp.Server
+
+	change sync.Mutex      // serializes control operations
+	names  map[string]bool // the server's tool names, under change
+
+	mu    sync.Mutex
+	conns map[*wsConn]struct{}
+	lists map[string]int // connection label → tools/list requests
+	seq   int
+}
+
+// wsConn is one accepted WebSocket, kept for direct notification frames.
+type wsConn struct {
+	label string
+	ws    *websocket.Conn
+}
+
+func newBench(pageSize int) *bench {
+	b := &bench{names: map[string]bool{}, conns: map[*wsConn]struct{}{}, lists: map[string]int{}}
+	b.srv = mcp.NewServer(&mcp.Implementation{Name: "mcplive-bench", Version: "1.0.0"}, &mcp.ServerOptions{
+		PageSize:     pageSize,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	b.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				b.countList(req.GetSession().ID())
+			}
+			return next(ctx, method, req)
+		}
+	})
+	b.srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/tools/list_changed" {
+				return nil, nil // sent directly, once per change: see the package doc
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return b
+}
+
+// serveMCP accepts the WebSocket itself (instead of mcpws.Handler) to keep
+// the *websocket.Conn for direct notification frames.
+func (b *bench) serveMCP(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{mcpws.Subprotocol}})
+	if err != nil {
+		return // Accept has answered the request
+	}
+	label := r.URL.Query().Get("label")
+	if label == "" {
+		label = "anon"
+	}
+	b.mu.Lock()
+	b.seq++
+	c := &wsConn{label: label, ws: ws}
+	b.conns[c] = struct{}{}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.conns, c)
+		b.mu.Unlock()
+	}()
+
+	// The session ID carries the label, so the receiving middleware can
+	// count per label.
+	t := &mcpws.Transport{Conn: ws, SessionID: fmt.Sprintf("%s#%d", label, b.seq)}
+	ss, err := b.srv.Connect(r.Context(), t, nil)
+	if err != nil {
+		ws.Close(mcpws.StatusInternalError, "could not start the MCP session")
+		return
+	}
+	ss.Wait()
+}
+
+func (b *bench) countList(sessionID string) {
+	label, _, _ := strings.Cut(sessionID, "#")
+	b.mu.Lock()
+	b.lists[label]++
+	b.mu.Unlock()
+}
+
+// notify writes one tools/list_changed frame to every connection with the
+// label target (every connection when target is empty).
+func (b *bench) notify(ctx context.Context, target string) {
+	b.mu.Lock()
+	var to []*websocket.Conn
+	for c := range b.conns {
+		if target == "" || c.label == target {
+			to = append(to, c.ws)
+		}
+	}
+	b.mu.Unlock()
+	for _, ws := range to {
+		_ = ws.Write(ctx, websocket.MessageText, listChanged) // a closed connection just misses it
+	}
+}
+
+func (b *bench) closeAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for c := range b.conns {
+		c.ws.Close(websocket.StatusNormalClosure, "bench server shutting down")
+	}
+}
+
+// toolName is the name of the i-th tool of set-tools; burst changes
+// these tools.
+func toolName(i int) string { return fmt.Sprintf("t%05d", i) }
+
+// inputSchema is the same small object schema for every tool: a list of
+// realistic size per item (~300 bytes of JSON).
+var inputSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What to look for"},"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["query"]}`)
+
+func noop(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+}
+
+// control runs one control operation; see the package doc.
+func (b *bench) control(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		N      int    `json:"n"`
+		Name   string `json:"name"`
+		Remove string `json:"remove"`
+		K      int    `json:"k"`
+		M      int    `json:"m"`
+		Tag    string `json:"tag"`
+		Target string `json:"target"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+		http.Error(w, "bad JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ctx := r.Context()
+	b.change.Lock()
+	defer b.change.Unlock()
+	res := map[string]any{"ok": true}
+	switch op := r.PathValue("op"); op {
+	case "set-tools":
+		b.setTools(req.N)
+		res["tools"] = req.N
+	case "add":
+		if req.Name == "" {
+			http.Error(w, "add: name missing", http.StatusBadRequest)
+			return
+		}
+		b.addTool(req.Name, "Added by the benchmark.")
+		if req.Remove != "" {
+			b.srv.RemoveTools(req.Remove)
+			delete(b.names, req.Remove)
+		}
+		b.notify(ctx, req.Target)
+	case "burst":
+		if req.M <= 0 || req.K <= 0 {
+			http.Error(w, "burst: k and m must be positive", http.StatusBadRequest)
+			return
+		}
+		for i := range req.K {
+			b.addTool(toolName(i%req.M), fmt.Sprintf("%s-%d", req.Tag, i))
+			b.notify(ctx, req.Target)
+		}
+	case "reset":
+		b.mu.Lock()
+		for label := range b.lists {
+			if req.Target == "" || label == req.Target {
+				delete(b.lists, label)
+			}
+		}
+		b.mu.Unlock()
+	case "counts":
+		b.mu.Lock()
+		n, conns := 0, 0
+		for label, c := range b.lists {
+			if req.Target == "" || label == req.Target {
+				n += c
+			}
+		}
+		for c := range b.conns {
+			if req.Target == "" || c.label == req.Target {
+				conns++
+			}
+		}
+		b.mu.Unlock()
+		res["lists"], res["connections"] = n, conns
+	default:
+		http.Error(w, "unknown control operation "+op, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(res)
+}
+
+// setTools replaces the whole tool list by n tools t00000…, with no
+// notification (the clients under test are told of the next change).
+func (b *bench) setTools(n int) {
+	old := make([]string, 0, len(b.names))
+	for name := range b.names {
+		old = append(old, name)
+	}
+	b.srv.RemoveTools(old...)
+	clear(b.names)
+	for i := range n {
+		b.addTool(toolName(i), fmt.Sprintf("Benchmark tool number %d: looks things up.", i))
+	}
+}
+
+// addTool adds or replaces a tool; the caller holds b.change.
+func (b *bench) addTool(name, description string) {
+	b.srv.AddTool(&mcp.Tool{Name: name, Description: description, InputSchema: inputSchema}, noop)
+	b.names[name] = true
+}
