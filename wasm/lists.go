@@ -15,7 +15,7 @@ import (
 // frozen items array from keys, reusing its objects for every key not in
 // added or changed: unchanged items keep their identity.
 //
-// A status-only change has no keys (JS keeps its items). A full message
+// A status-only change has keys null (JS keeps its items). A full message
 // (the first one of each list) carries every item in added and is not a
 // change event.
 type listMsg struct {
@@ -24,7 +24,7 @@ type listMsg struct {
 	Status  mcplive.Status    `json:"status"`
 	Error   *errorInfo        `json:"error"`
 	Full    bool              `json:"full,omitempty"`
-	Keys    []string          `json:"keys,omitempty"`
+	Keys    []string          `json:"keys"` // null: status only; [] an empty list
 	Added   []json.RawMessage `json:"added,omitempty"`
 	Changed []json.RawMessage `json:"changed,omitempty"`
 	Removed []string          `json:"removed,omitempty"`
@@ -80,9 +80,6 @@ func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop, resync func(
 }
 
 func send(h *hooks, msg *listMsg) {
-	if msg.Keys == nil && msg.Full {
-		msg.Keys = []string{}
-	}
 	b, err := json.Marshal(msg)
 	if err != nil {
 		consoleError("mcplive: cannot encode a list update: " + err.Error())

@@ -70,7 +70,15 @@ export async function connect(url, options = {}) {
 
   let connected;
   try {
-    connected = JSON.parse(await withSignal(rt, signal, (reqId) => rt.api.connect(String(url), goOptions, hooks, reqId)));
+    connected = JSON.parse(
+      await withSignal(
+        rt,
+        signal,
+        (reqId) => rt.api.connect(String(url), goOptions, hooks, reqId),
+        // Aborted, but Go had connected already: close what nobody will get.
+        (json) => rt.call(() => rt.api.close(JSON.parse(json).id)).catch(() => {}),
+      ),
+    );
   } catch (err) {
     release();
     throw err;
@@ -232,13 +240,15 @@ export async function connect(url, options = {}) {
  * abort it; an abort rejects at once with the signal's reason and cancels
  * the Go context (which sends notifications/cancelled).
  */
-function withSignal(rt, signal, start) {
+function withSignal(rt, signal, start, orphan) {
   if (signal == null) return rt.call(() => start(0));
   if (typeof signal.addEventListener !== "function") return Promise.reject(new TypeError("mcplive: signal must be an AbortSignal"));
   if (signal.aborted) return Promise.reject(abortError(signal));
   const reqId = rt.requestId();
   return new Promise((resolve, reject) => {
+    let aborted = false;
     const onAbort = () => {
+      aborted = true;
       try {
         rt.api.abort(reqId);
       } catch {
@@ -248,7 +258,10 @@ function withSignal(rt, signal, start) {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     rt.call(() => start(reqId))
-      .then(resolve, reject)
+      .then(
+        (v) => (aborted && orphan ? orphan(v) : resolve(v)),
+        reject,
+      )
       .finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

@@ -107,6 +107,17 @@ describe("a connected client", () => {
     });
   }
 
+  test("a list can become empty and fill again", async () => {
+    const greet = client.prompts.get().items.find((p) => p.name === "greet");
+    await server.control("remove-prompt", { name: "greet" });
+    const empty = await waitFor(client.prompts, (v) => v.items.length === 0);
+    assert.equal(empty.status, "ready");
+    await server.control("add-prompt", { name: "greet", description: "Greets someone.", arguments: [{ name: "name", required: true }] });
+    const again = await waitFor(client.prompts, (v) => v.items.length === 1);
+    assert.deepEqual(again.items[0], greet);
+    assert.equal(again.version, empty.version + 1);
+  });
+
   test("a changed item: a new object in changed, the others keep identity", async () => {
     const before = client.tools.get();
     const echo = before.items.find((t) => t.name === "echo");
@@ -242,6 +253,25 @@ describe("connecting", () => {
     const t0 = Date.now();
     await assert.rejects(connect(`ws://127.0.0.1:${port}/mcp`, { dialTimeoutMs: 1000, reconnect: false }), (err) => err instanceof Error);
     assert.ok(Date.now() - t0 < 3000, `rejected after ${Date.now() - t0} ms`);
+  });
+
+  test("an AbortSignal aborts the connecting", async () => {
+    // A server that accepts TCP and never answers the WebSocket handshake.
+    const silent = net.createServer(() => {});
+    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+    const sockets = [];
+    silent.on("connection", (s) => sockets.push(s));
+    try {
+      const ac = new AbortController();
+      const t0 = Date.now();
+      setTimeout(() => ac.abort(), 100);
+      await assert.rejects(connect(`ws://127.0.0.1:${silent.address().port}/mcp`, { signal: ac.signal }), { name: "AbortError" });
+      assert.ok(Date.now() - t0 < 2000);
+      await assert.rejects(connect("ws://127.0.0.1:1/mcp", { signal: AbortSignal.abort() }), { name: "AbortError" });
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 
   test("bad options throw TypeError", async () => {
