@@ -13,6 +13,7 @@
 //
 //	/control/add-tool         {"name","title"?,"description"?,"inputSchema"?}
 //	/control/remove-tool      {"name"}
+//	/control/add-tools        {"name","count"}  count tools named name0…name<count-1>
 //	/control/add-prompt       {"name","description"?,"arguments"?:[{"name","required"?}]}
 //	/control/remove-prompt    {"name"}
 //	/control/add-resource     {"uri","name","text"?,"mimeType"?}
@@ -262,6 +263,7 @@ type controlReq struct {
 	URITemplate string          `json:"uriTemplate"`
 	Text        string          `json:"text"`
 	MIMEType    string          `json:"mimeType"`
+	Count       int             `json:"count"`
 	Level       string          `json:"level"`
 	Data        json.RawMessage `json:"data"`
 }
@@ -285,6 +287,10 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 		s.srv.AddTool(&mcp.Tool{Name: req.Name, Title: req.Title, Description: req.Description, InputSchema: schema}, echo)
 	case "remove-tool":
 		s.srv.RemoveTools(req.Name)
+	case "add-tools":
+		for i := range req.Count {
+			s.srv.AddTool(&mcp.Tool{Name: fmt.Sprint(req.Name, i), Description: req.Description, InputSchema: objectSchema(`{"text":{"type":"string"}}`)}, echo)
+		}
 	case "add-prompt":
 		p := &mcp.Prompt{Name: req.Name, Description: req.Description}
 		for _, a := range req.Arguments {
