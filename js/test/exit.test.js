@@ -78,11 +78,21 @@ test("a failed connect lets Node exit", async () => {
 });
 
 test("an open client keeps Node alive", async () => {
-  const r = await runChild(
-    `import { connect } from ${JSON.stringify(index)};
-     const c = await connect(process.env.WS); console.log("open");`,
-    2500,
-  );
-  assert.ok(r.alive, `exited with code ${r.code} while a client was open: ${r.out}`);
-  assert.match(r.out, /open/);
+  const child = spawn(process.execPath, ["--input-type=module", "-e", `import { connect } from ${JSON.stringify(index)};
+     const c = await connect(process.env.WS); console.log("open");`], { env: { ...process.env, WS: server.ws }, stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    let out = "";
+    await new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error("the child did not connect within 10 s")), 10000);
+      child.stdout.on("data", (d) => {
+        out += d;
+        if (out.includes("open")) (clearTimeout(t), resolve());
+      });
+      child.once("exit", (code) => reject(new Error(`the child exited (${code}) before connecting`)));
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(child.exitCode, null, "the child exited while its client was open");
+  } finally {
+    child.kill("SIGKILL");
+  }
 });
