@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -125,7 +124,7 @@ func (o *Options) withDefaults() Options {
 		r.Reconnect.MaxDelay = 30 * time.Second
 	}
 	if r.Logger == nil {
-		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		r.Logger = slog.New(slog.DiscardHandler)
 	}
 	return r
 }
