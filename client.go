@@ -225,10 +225,17 @@ func (c *Client) setStateLocked(s State) {
 	c.state = s
 	close(c.stateCh)
 	c.stateCh = make(chan struct{})
+	// Only the watchers registered now, as for list updates (publish).
+	var ids []int
+	for id := 0; id <= c.nextSubID; id++ {
+		if _, ok := c.stateSubs[id]; ok {
+			ids = append(ids, id)
+		}
+	}
 	c.events.push(func() {
 		c.mu.Lock()
-		fns := make([]func(State), 0, len(c.stateSubs))
-		for id := 0; id <= c.nextSubID; id++ {
+		fns := make([]func(State), 0, len(ids))
+		for _, id := range ids {
 			if fn, ok := c.stateSubs[id]; ok {
 				fns = append(fns, fn)
 			}

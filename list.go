@@ -157,14 +157,19 @@ func (l *List[T]) setStatus(status Status, err error) {
 	l.publish(Update[T]{Snapshot: l.snap})
 }
 
-// publish queues u for the subscribers registered when it is delivered.
-// Called with l.mu held, so updates are queued in the order applied.
+// publish queues u for the subscribers registered now that are still
+// registered when it is delivered: one that subscribes later already holds
+// u in its Snapshot and must not get its diff again. Called with l.mu
+// held, so updates are queued in the order applied.
 func (l *List[T]) publish(u Update[T]) {
+	ids := append([]int(nil), l.order...)
 	l.events.push(func() {
 		l.mu.Lock()
-		fns := make([]func(Update[T]), 0, len(l.order))
-		for _, id := range l.order {
-			fns = append(fns, l.subs[id])
+		fns := make([]func(Update[T]), 0, len(ids))
+		for _, id := range ids {
+			if fn, ok := l.subs[id]; ok {
+				fns = append(fns, fn)
+			}
 		}
 		l.mu.Unlock()
 		for _, fn := range fns {
