@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime"
 	"strconv"
 	"sync"
@@ -106,7 +105,7 @@ func parseID(raw json.RawMessage) (int64, bool) {
 // order, server requests answered (ping with {}, anything else with -32601).
 type rpcConn struct {
 	conn   Conn
-	log    *slog.Logger
+	log    Logger
 	notify func(method string, params json.RawMessage) // called by the dispatcher, in order
 
 	nextID atomic.Int64
@@ -124,7 +123,7 @@ type rpcConn struct {
 	closeOnce    sync.Once
 }
 
-func newRPCConn(conn Conn, log *slog.Logger, notify func(string, json.RawMessage)) *rpcConn {
+func newRPCConn(conn Conn, log Logger, notify func(string, json.RawMessage)) *rpcConn {
 	c := &rpcConn{
 		conn:         conn,
 		log:          log,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -64,9 +63,9 @@ type Options struct {
 	HeartbeatTimeout  time.Duration
 	// Reconnect configures how a Client reconnects after a drop.
 	Reconnect ReconnectOptions
-	// Logger receives diagnostics (dropped responses, reconnects). Nil
-	// discards them.
-	Logger *slog.Logger
+	// Logger receives diagnostics (dropped responses, reconnects). A
+	// *slog.Logger fits. Nil discards them.
+	Logger Logger
 	// Transport overrides the WebSocket transport a Client dials.
 	Transport Transport
 	// OnNotification sees every server notification, in arrival order,
@@ -124,10 +123,24 @@ func (o *Options) withDefaults() Options {
 		r.Reconnect.MaxDelay = 30 * time.Second
 	}
 	if r.Logger == nil {
-		r.Logger = slog.New(slog.DiscardHandler)
+		r.Logger = nopLogger{}
 	}
 	return r
 }
+
+// Logger receives the client's diagnostics. *slog.Logger satisfies it; the
+// package does not import log/slog itself, which keeps it out of the wasm.
+type Logger interface {
+	Info(msg string, args ...any)
+	Warn(msg string, args ...any)
+	Error(msg string, args ...any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Info(string, ...any)  {}
+func (nopLogger) Warn(string, ...any)  {}
+func (nopLogger) Error(string, ...any) {}
 
 // Version is this package's version, sent as the default client version.
 const Version = "0.1.0"
