@@ -392,8 +392,10 @@ func (c *Client) route(sess *Session, method string, params json.RawMessage) {
 	caps := sess.caps()
 	for _, k := range kinds {
 		if !kindSpecs[k].cap(caps) {
+			// The kinds of one notification share their capability
+			// (resources and templates): log the notification once.
 			c.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", method)
-			continue
+			return
 		}
 		c.syncers[k].trigger()
 	}
