@@ -1,0 +1,314 @@
+package mcplive_test
+
+// Helpers of the live-list tests (list_test.go, reconnect_test.go) and
+// benchmarks (sync_bench_test.go). Their names start with "live" so they
+// cannot collide with the helpers of the package's other test files.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/scripted"
+)
+
+// liveDeadline bounds every wait of these tests. Reaching it is a failure
+// (a list that never converges, a call that never returns), never a measure
+// of speed.
+const liveDeadline = 10 * time.Second
+
+// liveOptions: fast reconnects, no heartbeat unless a test asks for one.
+func liveOptions() *mcplive.Options {
+	return &mcplive.Options{
+		Reconnect:         mcplive.ReconnectOptions{InitialDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond},
+		RequestTimeout:    liveDeadline,
+		HeartbeatInterval: -1,
+	}
+}
+
+// liveConnect connects and closes the client when the test ends.
+func liveConnect(t testing.TB, url string, o *mcplive.Options) *mcplive.Client {
+	t.Helper()
+	if o == nil {
+		o = liveOptions()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
+	defer cancel()
+	c, err := mcplive.Connect(ctx, url, o)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// liveScripted starts a scripted server and closes it when the test ends
+// (after the clients, which were connected later: cleanups run in reverse).
+func liveScripted(t testing.TB, caps string, pageSize int) *scripted.Server {
+	t.Helper()
+	s, err := scripted.New(caps, pageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// liveRec records every update a list publishes, in order.
+type liveRec[T mcplive.Item] struct {
+	mu   sync.Mutex
+	ups  []mcplive.Update[T]
+	wake chan struct{}
+}
+
+func liveRecord[T mcplive.Item](t testing.TB, l *mcplive.List[T]) *liveRec[T] {
+	r := &liveRec[T]{wake: make(chan struct{}, 1)}
+	stop := l.Subscribe(func(u mcplive.Update[T]) {
+		r.mu.Lock()
+		r.ups = append(r.ups, u)
+		r.mu.Unlock()
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	})
+	t.Cleanup(stop)
+	return r
+}
+
+// all returns the updates recorded so far.
+func (r *liveRec[T]) all() []mcplive.Update[T] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ups)
+}
+
+// at waits for the i-th update (from 0) and returns it.
+func (r *liveRec[T]) at(t testing.TB, i int) mcplive.Update[T] {
+	t.Helper()
+	timer := time.NewTimer(liveDeadline)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		if len(r.ups) > i {
+			u := r.ups[i]
+			r.mu.Unlock()
+			return u
+		}
+		n := len(r.ups)
+		r.mu.Unlock()
+		select {
+		case <-r.wake:
+		case <-timer.C:
+			t.Fatalf("update #%d never came (%d so far: %s)", i, n, liveDescribeAll(r.all()))
+		}
+	}
+}
+
+// liveWait waits until pred holds for l's snapshot and returns it.
+func liveWait[T mcplive.Item](t testing.TB, l *mcplive.List[T], what string, pred func(mcplive.Snapshot[T]) bool) mcplive.Snapshot[T] {
+	t.Helper()
+	wake := make(chan struct{}, 1)
+	stop := l.Subscribe(func(mcplive.Update[T]) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	timer := time.NewTimer(liveDeadline)
+	defer timer.Stop()
+	for {
+		s := l.Snapshot()
+		if pred(s) {
+			return s
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			t.Fatalf("%s %s: not reached; last snapshot: %s", l.Kind(), what, liveDescribe(s))
+		}
+	}
+}
+
+// liveHasKeys is a liveWait predicate: status ready and exactly keys, in
+// any order.
+func liveHasKeys[T mcplive.Item](keys []string) func(mcplive.Snapshot[T]) bool {
+	want := slices.Sorted(slices.Values(keys))
+	return func(s mcplive.Snapshot[T]) bool {
+		return s.Status == mcplive.StatusReady && slices.Equal(slices.Sorted(slices.Values(liveKeys(s.Items))), want)
+	}
+}
+
+// liveStates records the client's state changes.
+type liveStates struct {
+	mu     sync.Mutex
+	states []mcplive.State
+	wake   chan struct{}
+}
+
+func liveWatchStates(t testing.TB, c *mcplive.Client) *liveStates {
+	r := &liveStates{wake: make(chan struct{}, 1)}
+	stop := c.WatchState(func(s mcplive.State) {
+		r.mu.Lock()
+		r.states = append(r.states, s)
+		r.mu.Unlock()
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	})
+	t.Cleanup(stop)
+	return r
+}
+
+func (r *liveStates) all() []mcplive.State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.states)
+}
+
+// await waits until the recorded states are exactly want.
+func (r *liveStates) await(t testing.TB, want ...mcplive.State) {
+	t.Helper()
+	timer := time.NewTimer(liveDeadline)
+	defer timer.Stop()
+	for {
+		got := r.all()
+		if slices.Equal(got, want) {
+			return
+		}
+		if len(got) >= len(want) {
+			t.Fatalf("states: got %v, want %v", got, want)
+		}
+		select {
+		case <-r.wake:
+		case <-timer.C:
+			t.Fatalf("states: got %v, want %v", got, want)
+		}
+	}
+}
+
+// liveLog keeps every record logged through its Logger.
+type liveLog struct {
+	mu   sync.Mutex
+	recs []string
+}
+
+func (l *liveLog) Logger() *slog.Logger { return slog.New(l) }
+
+func (l *liveLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *liveLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *liveLog) WithGroup(string) slog.Handler            { return l }
+func (l *liveLog) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	l.mu.Lock()
+	l.recs = append(l.recs, b.String())
+	l.mu.Unlock()
+	return nil
+}
+
+// find returns the records containing every one of parts.
+func (l *liveLog) find(parts ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.recs {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(r, p)
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func liveKeys[T mcplive.Item](items []T) []string {
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = it.Key()
+	}
+	return keys
+}
+
+// liveDesc returns an item's description, read from its raw JSON.
+func liveDesc[T mcplive.Item](it T) string {
+	var v struct {
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(it.RawJSON(), &v)
+	return v.Description
+}
+
+// liveDescs maps each item's key to its description.
+func liveDescs[T mcplive.Item](items []T) map[string]string {
+	m := make(map[string]string, len(items))
+	for _, it := range items {
+		m[it.Key()] = liveDesc(it)
+	}
+	return m
+}
+
+func liveDescribe[T mcplive.Item](s mcplive.Snapshot[T]) string {
+	return fmt.Sprintf("{status %s, err %v, version %d, items %v}", s.Status, s.Err, s.Version, liveKeys(s.Items))
+}
+
+func liveDescribeAll[T mcplive.Item](ups []mcplive.Update[T]) string {
+	parts := make([]string, len(ups))
+	for i, u := range ups {
+		parts[i] = fmt.Sprintf("%s+%v-%v~%v", liveDescribe(u.Snapshot), liveKeys(u.Added), liveKeys(u.Removed), liveKeys(u.Changed))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// liveSameKeys reports whether two key lists hold the same keys, in any
+// order.
+func liveSameKeys(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// liveCheckUpdate checks one update: status ready, no error, the version,
+// the items (by key, any order) and the exact diff (by key, any order).
+func liveCheckUpdate[T mcplive.Item](t testing.TB, u mcplive.Update[T], version uint64, items, added, removed, changed []string) {
+	t.Helper()
+	ok := u.Status == mcplive.StatusReady && u.Err == nil && u.Version == version &&
+		liveSameKeys(liveKeys(u.Items), items) && liveSameKeys(liveKeys(u.Added), added) &&
+		liveSameKeys(liveKeys(u.Removed), removed) && liveSameKeys(liveKeys(u.Changed), changed)
+	if !ok {
+		t.Fatalf("update: got %s\nwant {status ready, version %d, items %v} +%v -%v ~%v",
+			liveDescribeAll([]mcplive.Update[T]{u}), version, items, added, removed, changed)
+	}
+}
+
+// liveCtx is a context bounded by liveDeadline.
+func liveCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// liveRecv waits for a value on ch.
+func liveRecv[V any](t testing.TB, ch <-chan V, what string) V {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(liveDeadline):
+		t.Fatalf("%s: never happened", what)
+		panic("unreachable")
+	}
+}
