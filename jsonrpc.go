@@ -171,12 +171,15 @@ func (c *rpcConn) shutdown(reason error) {
 		pending := c.pending
 		c.pending = nil
 		c.mu.Unlock()
-		c.conn.Close()
+		// Fail the callers first: closing the transport waits for the
+		// peer's half of the close handshake, which a dead or hostile
+		// peer may never send.
 		for _, ch := range pending {
 			close(ch) // a closed channel tells the caller: connection gone
 		}
 		c.queue.close()
 		close(c.done)
+		c.conn.Close()
 	})
 }
 
