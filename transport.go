@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -92,19 +93,12 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 		}
 		return nil, fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrClosed, err)
 	}
-	w := &wsConn{c: c, limit: limit}
-	if runtime.GOOS == "js" {
-		// In the browser build the library checks its limit only after the
-		// whole message arrived and then closes with 1009, which browsers
-		// refuse. Check it ourselves and close with a 4000-range code.
-		c.SetReadLimit(-1)
-		w.checkLimit = true
-	} else {
-		// Natively the limit is enforced while reading, before the memory
-		// is spent.
-		c.SetReadLimit(limit)
-	}
-	return w, nil
+	// The library's own limit closes with 1009, which browsers refuse (and
+	// in the browser build it is checked only after the whole message
+	// arrived). Read wraps the limit itself and closes with a 4000-range
+	// code; natively it still stops reading at limit+1 bytes.
+	c.SetReadLimit(-1)
+	return &wsConn{c: c, limit: limit}, nil
 }
 
 // dialWebSocket dials and recovers the panic coder/websocket raises when the
@@ -120,31 +114,50 @@ func dialWebSocket(ctx context.Context, url string) (c *websocket.Conn, err erro
 }
 
 type wsConn struct {
-	c          *websocket.Conn
-	limit      int64
-	checkLimit bool
+	c     *websocket.Conn
+	limit int64
+
+	mu          sync.Mutex
+	closeCode   websocket.StatusCode // for Close; set by a violation
+	closeReason string
 }
 
 func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
-	typ, data, err := w.c.Read(ctx)
+	typ, r, err := w.c.Reader(ctx)
 	if err != nil {
-		if errors.Is(err, websocket.ErrMessageTooBig) {
-			return nil, fmt.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
-		}
-		if cs := websocket.CloseStatus(err); cs != -1 {
-			return nil, fmt.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrClosed, err)
-	}
-	if w.checkLimit && int64(len(data)) > w.limit {
-		w.c.Close(closeMessageLarge, "message too big")
-		return nil, fmt.Errorf("%w: message of %d bytes is larger than the read limit of %d bytes", ErrProtocol, len(data), w.limit)
+		return nil, w.readErr(err)
 	}
 	if typ != websocket.MessageText {
-		w.c.Close(closeProtocol, "binary frames are not MCP messages")
+		w.planClose(closeProtocol, "binary frames are not MCP messages")
 		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
 	}
+	data, err := io.ReadAll(io.LimitReader(r, w.limit+1))
+	if err != nil {
+		return nil, w.readErr(err)
+	}
+	if int64(len(data)) > w.limit {
+		w.planClose(closeMessageLarge, "message too big")
+		return nil, fmt.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
+	}
 	return data, nil
+}
+
+func (w *wsConn) readErr(err error) error {
+	if cs := websocket.CloseStatus(err); cs != -1 {
+		return fmt.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
+	}
+	return fmt.Errorf("%w: %v", ErrClosed, err)
+}
+
+// planClose sets the code and reason of the coming Close. A violation
+// does not close at once: the close handshake waits for the peer, and the
+// caller should learn of the violation first.
+func (w *wsConn) planClose(code websocket.StatusCode, reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closeCode == 0 {
+		w.closeCode, w.closeReason = code, reason
+	}
 }
 
 func (w *wsConn) Write(ctx context.Context, msg []byte) error {
@@ -155,8 +168,14 @@ func (w *wsConn) Write(ctx context.Context, msg []byte) error {
 }
 
 func (w *wsConn) Close() error {
+	w.mu.Lock()
+	code, reason := w.closeCode, w.closeReason
+	w.mu.Unlock()
+	if code == 0 {
+		code = closeNormal
+	}
 	// An error here means the peer went away first or closed already:
 	// either way nothing is left open.
-	_ = w.c.Close(closeNormal, "")
+	_ = w.c.Close(code, reason)
 	return nil
 }
