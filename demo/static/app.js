@@ -1,0 +1,608 @@
+// The mcplive demo page: imports the npm package the way a page without a
+// bundler does, connects to this server's /mcp, and shows the four live
+// lists, the connection, an event log, the controls for the four situations
+// in which lists change, and forms to call tools, get prompts and read
+// (and subscribe to) resources. Every text from the server goes into the
+// DOM as text (see dom.js); nothing here assigns HTML.
+
+import { connect } from "/js/index.js";
+import { h, $, clear, iconFor, ms, json, errorText, clock } from "./dom.js";
+import { createPanel, listStatusText } from "./panels.js";
+import { createLog } from "./log.js";
+import { toolForm, promptForm, templateVariables, expandTemplate } from "./schema-form.js";
+import { createAdmin } from "./admin.js";
+
+const KINDS = ["tools", "prompts", "resources", "resourceTemplates"];
+const KEY = { tools: (t) => t.name, prompts: (p) => p.name, resources: (r) => r.uri, resourceTemplates: (t) => t.uriTemplate };
+const LIST_CHANGED = {
+  "notifications/tools/list_changed": ["tools"],
+  "notifications/prompts/list_changed": ["prompts"],
+  "notifications/resources/list_changed": ["resources", "resourceTemplates"],
+};
+
+const log = createLog($("#log"));
+$("#log-clear").addEventListener("click", () => log.clear());
+
+/** @type {import("/js/index.js").Client | null} */
+let client = null;
+/** whoami's answer: {connection, user, loggedIn, role} */
+let me = null;
+
+// ---- connection ------------------------------------------------------------
+
+const wsURL = new URL("/mcp", location.href);
+wsURL.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+{
+  const token = new URLSearchParams(location.search).get("token"); // ?token=alice-token starts logged in
+  if (token) wsURL.searchParams.set("token", token);
+}
+$("#conn-url").textContent = wsURL.href;
+
+const STATUS_TEXT = { connecting: "connecting…", ready: "ready", reconnecting: "reconnecting…", closed: "closed", offline: "offline · retrying" };
+function showStatus(s) {
+  const pill = $("#conn-status");
+  pill.dataset.status = s;
+  pill.textContent = STATUS_TEXT[s] ?? s;
+  document.body.dataset.conn = s;
+}
+
+async function start() {
+  let delay = 500;
+  for (;;) {
+    showStatus("connecting");
+    const t0 = performance.now();
+    try {
+      client = await connect(wsURL, {
+        clientInfo: { name: "mcplive-demo-page", version: "0.1.0" },
+        reconnect: { initialDelayMs: 250, maxDelayMs: 4000 },
+        dialTimeoutMs: 5000,
+      });
+      log.add("status", `connected and synced every list`, { timing: ms(performance.now() - t0) });
+      break;
+    } catch (err) {
+      showStatus("offline");
+      log.add("error", `connect failed: ${errorText(err)}; trying again in ${ms(delay)}`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+  window.mcpliveDemo = Object.freeze({ client });
+  wire(client);
+}
+
+// ---- the four panels ---------------------------------------------------------
+
+function nameRow(item, key, extra) {
+  const title = typeof item.title === "string" && item.title && item.title !== key ? item.title : null;
+  return h("div", { class: "item-head" }, iconFor(item.icons), h("code", { class: "key", text: key }), title ? h("span", { class: "title", text: title }) : null, extra);
+}
+const desc = (item) => (typeof item.description === "string" && item.description ? h("p", { class: "desc", text: item.description }) : null);
+const tryButton = (label, onClick) => h("button", { type: "button", class: "small secondary try-btn", text: label, on: { click: onClick } });
+
+const renderers = {
+  tools: (t) => {
+    const a = t.annotations ?? {};
+    const badges = [a.readOnlyHint === true ? "read-only" : null, a.destructiveHint === true ? "destructive" : null].filter(Boolean);
+    return [
+      nameRow(t, t.name, tryButton("Call", () => pick("tool", t.name))),
+      desc(t),
+      badges.length ? h("p", { class: "badges" }, badges.map((b) => h("span", { class: "badge", text: b }))) : null,
+    ].filter(Boolean);
+  },
+  prompts: (p) => {
+    const args = Array.isArray(p.arguments) ? p.arguments : [];
+    return [
+      nameRow(p, p.name, tryButton("Get", () => pick("prompt", p.name))),
+      desc(p),
+      args.length
+        ? h("p", { class: "badges" }, args.map((a) => h("span", { class: ["badge", a.required ? "required" : null], title: a.description ?? null, text: `${a.name}${a.required ? "*" : ""}` })))
+        : null,
+    ].filter(Boolean);
+  },
+  resources: (r) => [
+    nameRow(r, r.name, tryButton("Read", () => pick("resource", `r:${r.uri}`))),
+    h("p", { class: "uri" }, h("code", { text: r.uri }), r.mimeType ? h("span", { class: "badge", text: r.mimeType }) : null),
+    desc(r),
+  ].filter(Boolean),
+  resourceTemplates: (t) => [
+    nameRow(t, t.name, tryButton("Use", () => pick("resource", `t:${t.uriTemplate}`))),
+    h("p", { class: "uri" }, h("code", { text: t.uriTemplate }), t.mimeType ? h("span", { class: "badge", text: t.mimeType }) : null),
+    desc(t),
+  ].filter(Boolean),
+};
+
+const panels = Object.fromEntries(KINDS.map((k) => [k, createPanel($(`#panel-${k}`), { keyOf: KEY[k], render: renderers[k] })]));
+
+// ---- wiring a connected client ----------------------------------------------
+
+function wire(c) {
+  const info = c.serverInfo;
+  $("#server-info").textContent = `${info.title || info.name} ${info.version} · MCP ${c.protocolVersion}`;
+
+  let lostAt = 0;
+  let reconnectedAt = 0;
+  let prev = c.status.get();
+  c.status.subscribe((s) => {
+    showStatus(s);
+    if (s === prev) return;
+    if (s === "reconnecting") {
+      lostAt = performance.now();
+      log.add("status", "connection lost: lists stay visible as stale; reconnecting");
+    } else if (s === "ready" && prev === "reconnecting") {
+      reconnectedAt = performance.now();
+      log.add("status", "reconnected; every list re-listed", { timing: `down ${ms(reconnectedAt - lostAt)}` });
+      c.setLoggingLevel("info").catch(() => {});
+      refreshWhoami();
+      admin.refreshSoon();
+    } else if (s === "closed") {
+      log.add("status", "client closed");
+    }
+    prev = s;
+  });
+
+  for (const kind of KINDS) {
+    let last = c[kind].get();
+    c[kind].subscribe((v) => {
+      panels[kind].update(v);
+      if (v.status !== last.status && v.status !== "loading") {
+        log.add("status", `${kind}: ${listStatusText(v.status)}${v.error ? ` (${errorText(v.error)})` : ""}`);
+      }
+      last = v;
+      onList(kind, v);
+    });
+  }
+
+  // Re-list timing: from the first list_changed of a kind to its applied change.
+  const pendingSince = {};
+  c.on("notification", ({ method, params }) => {
+    const kinds = LIST_CHANGED[method];
+    const now = performance.now();
+    if (kinds) for (const k of kinds) if (!pendingSince[k] || now - pendingSince[k] > 10000) pendingSince[k] = now;
+    if (method === "notifications/message") return; // shown by on("log")
+    const detail = params && Object.keys(params).length ? JSON.stringify(params).slice(0, 300) : undefined;
+    log.add("notification", method, { detail });
+  });
+  c.on("change", (ev) => {
+    const now = performance.now();
+    const since = pendingSince[ev.kind];
+    delete pendingSince[ev.kind];
+    const key = KEY[ev.kind];
+    const names = (sign, list) => list.slice(0, 8).map((x) => sign + key(x)).concat(list.length > 8 ? [`${sign}${list.length - 8} more`] : []);
+    const parts = [...names("+", ev.added), ...names("−", ev.removed), ...names("~", ev.changed)];
+    const timing = since ? `re-listed ${ms(now - since)} after list_changed` : reconnectedAt && now - reconnectedAt < 5000 ? "after reconnect" : undefined;
+    log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, { timing });
+    if (ev.kind === "tools") refreshWhoami();
+    admin.refreshSoon();
+  });
+  c.on("log", ({ level, logger, data }) => {
+    log.add("log", `${logger ? logger + ": " : ""}${typeof data === "string" ? data : JSON.stringify(data)}`, { level, detail: level });
+  });
+
+  c.setLoggingLevel("info").catch((err) => log.add("error", `logging/setLevel: ${errorText(err)}`));
+  refreshWhoami().then(() => admin.refresh());
+  addEventListener("pagehide", () => c.close());
+}
+
+/** onList keeps the controls that depend on a list in step with it. */
+function onList(kind, value) {
+  if (kind === "tools") {
+    const has = (n) => value.items.some((t) => t.name === n);
+    $("#login-btn").disabled = !has("login");
+    $("#logout-btn").disabled = !has("logout");
+    $("#login-btn").title = has("login") ? "" : "no login tool offered (already logged in?)";
+    $("#logout-btn").title = has("logout") ? "" : "no logout tool offered (not logged in?)";
+    toolPicker.sync(value.items);
+  } else if (kind === "prompts") {
+    promptPicker.sync(value.items);
+  } else {
+    resourcePicker.sync();
+  }
+}
+
+// ---- who am I (whoami tool) ---------------------------------------------------
+
+let whoamiRunning = null;
+let whoamiAgain = false;
+function refreshWhoami() {
+  if (whoamiRunning) {
+    whoamiAgain = true;
+    return whoamiRunning;
+  }
+  whoamiRunning = (async () => {
+    do {
+      whoamiAgain = false;
+      if (!client.tools.get().items.some((t) => t.name === "whoami")) {
+        showWho(true);
+        break;
+      }
+      try {
+        const r = await client.callTool("whoami", {});
+        if (r.structuredContent && typeof r.structuredContent === "object") me = r.structuredContent;
+        showWho(false);
+      } catch (err) {
+        log.add("error", `whoami: ${errorText(err)}`);
+      }
+    } while (whoamiAgain);
+    whoamiRunning = null;
+  })();
+  return whoamiRunning;
+}
+
+function showWho(unavailable) {
+  const el = clear($("#whoami"));
+  if (!me) {
+    el.textContent = unavailable ? "unknown (whoami not offered)" : "…";
+  } else {
+    el.append(
+      h("code", { id: "conn-id", text: String(me.connection) }),
+      " · ",
+      h("span", { id: "who-user", text: me.loggedIn ? String(me.user) : "anonymous" }),
+      " · ",
+      h("span", { id: "who-role", text: String(me.role) }),
+      ...(unavailable ? [h("span", { class: "muted", text: " (whoami not offered: may be stale)" })] : []),
+    );
+  }
+  admin.showConnection(me?.connection ?? null);
+  if (me) $("#role-select").value = me.role;
+}
+
+// ---- situation 1: login / logout tools ------------------------------------------
+
+const PASSWORDS = { alice: "wonderland", bob: "builder" };
+const loginForm = $("#login-form");
+loginForm.elements.namedItem("user").addEventListener("change", (ev) => {
+  loginForm.elements.namedItem("password").value = PASSWORDS[ev.target.value] ?? "";
+});
+loginForm.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const user = loginForm.elements.namedItem("user").value;
+  const password = loginForm.elements.namedItem("password").value;
+  authCall("login", { user, password });
+});
+$("#logout-btn").addEventListener("click", () => authCall("logout", {}));
+
+async function authCall(tool, args) {
+  const out = $("#auth-result");
+  out.dataset.state = "busy";
+  out.textContent = `calling ${tool}…`;
+  const t0 = performance.now();
+  try {
+    const r = await client.callTool(tool, args);
+    const text = r.content?.find((b) => b.type === "text")?.text ?? "";
+    out.dataset.state = r.isError ? "error" : "ok";
+    out.textContent = text || (r.isError ? "failed" : "done");
+    log.add("call", `${tool} → ${r.isError ? "isError" : "ok"}`, { timing: ms(performance.now() - t0) });
+    refreshWhoami();
+  } catch (err) {
+    out.dataset.state = "error";
+    out.textContent = errorText(err);
+    log.add("error", `${tool}: ${errorText(err)}`);
+  }
+}
+
+// ---- situations 2–4: the control API -----------------------------------------------
+
+const admin = createAdmin({
+  log,
+  connectionId: () => me?.connection ?? null,
+  onRole: (role) => {
+    $("#role-select").value = role;
+    if (me && me.role !== role) refreshWhoami();
+  },
+});
+
+// ---- try it: tabs -------------------------------------------------------------------
+
+const TABS = ["tool", "prompt", "resource"];
+function showTab(name) {
+  for (const t of TABS) {
+    $(`#tab-btn-${t}`).setAttribute("aria-selected", String(t === name));
+    $(`#tab-${t}`).hidden = t !== name;
+  }
+}
+for (const t of TABS) $(`#tab-btn-${t}`).addEventListener("click", () => showTab(t));
+
+/** pick opens a tab with one item chosen (the panels' Call / Get / Read buttons). */
+function pick(tab, value) {
+  showTab(tab);
+  ({ tool: toolPicker, prompt: promptPicker, resource: resourcePicker })[tab].choose(value);
+  const section = document.querySelector(".try");
+  section.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
+  section.querySelector("#tab-" + tab + " .fields input, #tab-" + tab + " .fields select, #tab-" + tab + " .fields textarea, #tab-" + tab + " button[type=submit]")?.focus({ preventScroll: true });
+}
+
+/**
+ * picker keeps a <select> of a list's items and the form of the chosen
+ * one in step with the live list: a changed item rebuilds the form, a
+ * removed one stays selected, marked as gone, with its button disabled.
+ */
+function picker({ select, keyOf, preferred, onChoose }) {
+  let key = null;
+  let item = null; // the chosen item object (undefined when gone, null before the first choice)
+  let items = [];
+  function sync(next) {
+    items = next;
+    if (key === null && next.length) key = next.some((x) => keyOf(x) === preferred) ? preferred : keyOf(next[0]);
+    const found = next.find((x) => keyOf(x) === key);
+    const opts = next.map((x) => h("option", { value: keyOf(x), text: keyOf(x) }));
+    if (key !== null && !found) opts.push(h("option", { value: key, text: `${key} (no longer offered)`, disabled: true }));
+    select.replaceChildren(...opts);
+    if (key !== null) select.value = key;
+    if (found !== item && key !== null) {
+      item = found;
+      onChoose(item, key);
+    }
+  }
+  select.addEventListener("change", () => choose(select.value));
+  function choose(k) {
+    key = k;
+    item = null; // force a rebuild
+    sync(items);
+  }
+  return { sync, choose, get item() { return item; }, get key() { return key; } };
+}
+
+function showFormError(el, err) {
+  el.hidden = !err;
+  el.textContent = err ? errorText(err) : "";
+}
+
+// ---- try it: call a tool --------------------------------------------------------------
+
+let currentToolForm = null;
+const toolPicker = picker({
+  select: $("#tool-select"),
+  keyOf: (t) => t.name,
+  preferred: "echo",
+  onChoose(tool, name) {
+    showFormError($("#tool-error"), null);
+    const fields = clear($("#tool-fields"));
+    $("#tool-desc").textContent = tool ? tool.description ?? "" : `${name} is no longer offered by the server.`;
+    $("#tool-call").disabled = !tool;
+    currentToolForm = tool ? toolForm(tool.inputSchema) : null;
+    if (currentToolForm) fields.append(currentToolForm.element);
+  },
+});
+
+$("#tool-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const tool = toolPicker.item;
+  if (!tool || !currentToolForm) return;
+  showFormError($("#tool-error"), null);
+  if (!ev.target.reportValidity()) return;
+  let args;
+  try {
+    args = currentToolForm.collect();
+  } catch (err) {
+    showFormError($("#tool-error"), err);
+    return;
+  }
+  const out = $("#tool-result");
+  out.dataset.state = "busy";
+  const t0 = performance.now();
+  try {
+    const r = await client.callTool(tool.name, args);
+    const took = performance.now() - t0;
+    renderToolResult(out, tool.name, r, took);
+    log.add("call", `${tool.name} → ${r.isError ? "isError" : "ok"}`, { timing: ms(took), detail: JSON.stringify(args).slice(0, 200) });
+    if (["login", "logout"].includes(tool.name)) refreshWhoami();
+  } catch (err) {
+    out.dataset.state = "error";
+    out.replaceChildren(h("p", { class: "result-head error", text: `${tool.name} failed: ${errorText(err)}` }));
+    log.add("error", `${tool.name}: ${errorText(err)}`);
+  }
+});
+
+function renderToolResult(out, name, r, took) {
+  out.dataset.state = r.isError ? "error" : "ok";
+  out.replaceChildren(
+    h("p", { class: ["result-head", r.isError ? "error" : "ok"] }, h("strong", { text: r.isError ? "isError" : "result" }), ` of ${name} · ${ms(took)}`),
+    ...contentBlocks(r.content),
+    r.structuredContent !== undefined
+      ? h("details", { open: true, class: "structured" }, h("summary", { text: "structuredContent" }), h("pre", { class: "json", text: json(r.structuredContent) }))
+      : null,
+  );
+}
+
+/** contentBlocks renders MCP content blocks: text as text, images only as data: URLs. */
+function contentBlocks(blocks) {
+  if (!Array.isArray(blocks)) return [];
+  return blocks.map((b) => {
+    switch (b?.type) {
+      case "text":
+        return h("pre", { class: "content-text", text: String(b.text ?? "") });
+      case "image": {
+        const mime = String(b.mimeType ?? "");
+        if (/^image\/[a-z0-9.+-]+$/i.test(mime) && /^[A-Za-z0-9+/=\s]*$/.test(String(b.data ?? ""))) {
+          return h("img", { class: "content-image", alt: "image from the server", src: `data:${mime};base64,${String(b.data).replace(/\s/g, "")}` });
+        }
+        return h("p", { class: "muted", text: `[image of type ${mime}]` });
+      }
+      case "audio":
+        return h("p", { class: "muted", text: `[audio ${String(b.mimeType ?? "")}, ${Math.round((String(b.data ?? "").length * 3) / 4)} bytes]` });
+      case "resource_link":
+        return h("p", { class: "link" }, "link: ", h("code", { text: String(b.uri ?? "") }), b.name ? ` (${String(b.name)})` : null);
+      case "resource":
+        return resourceContents([b.resource])[0] ?? h("p", { class: "muted", text: "[empty resource]" });
+      default:
+        return h("pre", { class: "json", text: json(b) });
+    }
+  });
+}
+
+function resourceContents(list) {
+  if (!Array.isArray(list)) return [];
+  return list.map((c) =>
+    h(
+      "div",
+      { class: "contents" },
+      h("p", { class: "contents-head" }, h("code", { text: String(c?.uri ?? "") }), c?.mimeType ? h("span", { class: "badge", text: String(c.mimeType) }) : null),
+      typeof c?.text === "string" ? h("pre", { class: "content-text", text: c.text }) : h("p", { class: "muted", text: `[binary, ${Math.round((String(c?.blob ?? "").length * 3) / 4)} bytes]` }),
+    ),
+  );
+}
+
+// ---- try it: get a prompt --------------------------------------------------------------
+
+let currentPromptForm = null;
+const promptPicker = picker({
+  select: $("#prompt-select"),
+  keyOf: (p) => p.name,
+  preferred: "summarize",
+  onChoose(prompt, name) {
+    showFormError($("#prompt-error"), null);
+    const fields = clear($("#prompt-fields"));
+    $("#prompt-desc").textContent = prompt ? prompt.description ?? "" : `${name} is no longer offered by the server.`;
+    $("#prompt-get").disabled = !prompt;
+    currentPromptForm = prompt ? promptForm(prompt.arguments) : null;
+    if (currentPromptForm) fields.append(currentPromptForm.element);
+  },
+});
+
+$("#prompt-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const prompt = promptPicker.item;
+  if (!prompt || !currentPromptForm) return;
+  showFormError($("#prompt-error"), null);
+  if (!ev.target.reportValidity()) return;
+  const args = currentPromptForm.collect();
+  const out = $("#prompt-result");
+  const t0 = performance.now();
+  try {
+    const r = await client.getPrompt(prompt.name, args);
+    const took = performance.now() - t0;
+    out.dataset.state = "ok";
+    out.replaceChildren(
+      h("p", { class: "result-head ok" }, h("strong", { text: prompt.name }), ` · ${r.messages?.length ?? 0} message(s) · ${ms(took)}`),
+      r.description ? h("p", { class: "desc", text: r.description }) : null,
+      ...(r.messages ?? []).map((m) => h("div", { class: "message" }, h("span", { class: "role", text: String(m.role) }), ...contentBlocks([m.content]))),
+    );
+    log.add("call", `prompts/get ${prompt.name} → ok`, { timing: ms(took) });
+  } catch (err) {
+    out.dataset.state = "error";
+    out.replaceChildren(h("p", { class: "result-head error", text: `${prompt.name} failed: ${errorText(err)}` }));
+    log.add("error", `prompts/get ${prompt.name}: ${errorText(err)}`);
+  }
+});
+
+// ---- try it: read and subscribe to a resource ------------------------------------------------
+
+let varInputs = {};
+let chosen = null; // { kind: "r" | "t", key, item }
+let subscription = null; // { uri, stop, updates }
+
+const resourcePicker = (() => {
+  const select = $("#resource-select");
+  let key = null; // "r:<uri>" or "t:<template>"
+  function sync() {
+    const resources = client?.resources.get().items ?? [];
+    const templates = client?.resourceTemplates.get().items ?? [];
+    const all = new Map([...resources.map((r) => [`r:${r.uri}`, r]), ...templates.map((t) => [`t:${t.uriTemplate}`, t])]);
+    if (key === null && all.size) key = all.has("r:demo://notes/scratch") ? "r:demo://notes/scratch" : all.keys().next().value;
+    const group = (label, prefix, list, keyOf) =>
+      list.length ? h("optgroup", { label }, list.map((x) => h("option", { value: prefix + keyOf(x), text: keyOf(x) }))) : null;
+    const opts = [group("Resources", "r:", resources, (r) => r.uri), group("Templates", "t:", templates, (t) => t.uriTemplate)].filter(Boolean);
+    const item = key === null ? undefined : all.get(key);
+    if (key !== null && !item) opts.push(h("option", { value: key, text: `${key.slice(2)} (no longer offered)`, disabled: true }));
+    select.replaceChildren(...opts);
+    if (key !== null) select.value = key;
+    if (!chosen || chosen.key !== key || chosen.item !== item) {
+      const sameKey = chosen?.key === key;
+      chosen = key === null ? null : { kind: key[0], key, item };
+      render(sameKey);
+    }
+  }
+  function render(sameKey) {
+    const vars = clear($("#resource-vars"));
+    if (!sameKey) varInputs = {};
+    $("#resource-read").disabled = !chosen?.item;
+    if (chosen?.kind === "t" && chosen.item) {
+      for (const v of templateVariables(chosen.item.uriTemplate)) {
+        const input = h("input", { id: `var-${v}`, dataset: { var: v }, value: varInputs[v]?.value ?? "", autocomplete: "off", required: true, on: { input: showURI } });
+        varInputs[v] = input;
+        vars.append(h("div", { class: "field" }, h("label", { for: `var-${v}` }, h("span", { class: "field-name", text: v }), h("span", { class: "req", text: "*" })), input));
+      }
+    }
+    showURI();
+  }
+  select.addEventListener("change", () => choose(select.value));
+  function choose(k) {
+    key = k;
+    sync();
+  }
+  return { sync, choose };
+})();
+
+function currentURI() {
+  if (!chosen) return "";
+  if (chosen.kind === "r") return chosen.key.slice(2);
+  const values = Object.fromEntries(Object.entries(varInputs).map(([k, el]) => [k, el.value]));
+  return expandTemplate(chosen.key.slice(2), values);
+}
+
+function showURI() {
+  $("#resource-uri").textContent = currentURI();
+  const sub = $("#resource-sub");
+  const subscribed = subscription !== null;
+  sub.disabled = !subscribed && (!chosen?.item || chosen.kind !== "r");
+  sub.textContent = subscribed ? "Unsubscribe" : "Subscribe";
+  sub.setAttribute("aria-pressed", String(subscribed));
+}
+
+$("#resource-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  showFormError($("#resource-error"), null);
+  if (!ev.target.reportValidity()) return;
+  const uri = currentURI();
+  const t0 = performance.now();
+  try {
+    const r = await client.readResource(uri);
+    const took = performance.now() - t0;
+    $("#resource-meta").textContent = `read ${uri} at ${clock()} · ${ms(took)}`;
+    $("#resource-result").replaceChildren(...resourceContents(r.contents));
+    log.add("call", `resources/read ${uri} → ok`, { timing: ms(took) });
+  } catch (err) {
+    showFormError($("#resource-error"), err);
+    log.add("error", `resources/read ${uri}: ${errorText(err)}`);
+  }
+});
+
+$("#resource-sub").addEventListener("click", () => {
+  if (subscription) {
+    subscription.stop();
+    log.add("call", `unsubscribed from ${subscription.uri}`);
+    subscription = null;
+    $("#resource-meta").textContent = "";
+    showURI();
+    return;
+  }
+  const uri = currentURI();
+  const sub = { uri, updates: -1, stop: () => {} };
+  subscription = sub;
+  sub.stop = client.subscribeResource(
+    uri,
+    (contents) => {
+      if (subscription !== sub) return;
+      sub.updates++;
+      const meta = $("#resource-meta");
+      meta.dataset.updates = String(sub.updates);
+      meta.textContent = sub.updates === 0 ? `subscribed to ${uri} · read at ${clock()}` : `subscribed to ${uri} · updated ${sub.updates}× · last at ${clock()}`;
+      $("#resource-result").replaceChildren(...resourceContents(contents));
+      if (sub.updates > 0) log.add("call", `re-read ${uri} after resources/updated`);
+    },
+    {
+      onError: (err) => {
+        showFormError($("#resource-error"), err);
+        log.add("error", `subscription ${uri}: ${errorText(err)}`);
+      },
+    },
+  );
+  log.add("call", `subscribed to ${uri}`);
+  showURI();
+});
+
+// ---- go ------------------------------------------------------------------------------
+
+admin.init();
+showTab("tool");
+start();
