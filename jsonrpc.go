@@ -57,6 +57,14 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 	if m.JSONRPC != "2.0" {
 		return nil, 0, protocolError(`message lacks "jsonrpc": "2.0": %s`, snippet(data))
 	}
+	if len(m.ID) > 0 {
+		// The JSON is valid, so its first byte tells the type.
+		switch m.ID[0] {
+		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		default:
+			return nil, 0, protocolError("message id must be a string, a number or null: %s", snippet(data))
+		}
+	}
 	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
 	switch {
 	case m.Method != "":
