@@ -374,6 +374,8 @@ func TestHostileMalformed(t *testing.T) {
 		{"result-and-error", websocket.MessageText, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "both a result and an error"},
 		{"result-without-id", websocket.MessageText, `{"jsonrpc":"2.0","result":{}}`, "without an id"},
 		{"nothing", websocket.MessageText, `{"jsonrpc":"2.0"}`, "neither a request"},
+		{"bool-id", websocket.MessageText, `{"jsonrpc":"2.0","id":true,"result":{}}`, "id must be a string, a number or null"},
+		{"object-id-request", websocket.MessageText, `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, "id must be"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
