@@ -243,7 +243,16 @@ function showWho(unavailable) {
     );
   }
   admin.showConnection(me?.connection ?? null);
-  if (me) $("#role-select").value = me.role;
+  if (me) reflectRole(me.role);
+}
+
+// reflectRole shows the connection's role in the role switch, only when it
+// changed: a refresh must not undo a choice the user is about to submit.
+let shownRole = null;
+function reflectRole(role) {
+  if (role === shownRole) return;
+  shownRole = role;
+  $("#role-select").value = role;
 }
 
 // ---- situation 1: login / logout tools ------------------------------------------
@@ -286,7 +295,7 @@ const admin = createAdmin({
   log,
   connectionId: () => me?.connection ?? null,
   onRole: (role) => {
-    $("#role-select").value = role;
+    reflectRole(role);
     if (me && me.role !== role) refreshWhoami();
   },
 });
