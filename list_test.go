@@ -176,7 +176,14 @@ func TestLiveListChangedAppliesDiff(t *testing.T) {
 // exact diff, to each of two subscribers.
 func liveRuntimeSteps[T mcplive.Item](t *testing.T, srv *mcptest.Server, k liveSDKKind, l *mcplive.List[T]) {
 	t.Helper()
-	r1, r2 := liveRecord(t, l), liveRecord(t, l)
+	// Two subscribers, each called once per update, in the order they
+	// subscribed.
+	var orderMu sync.Mutex
+	var order []int
+	t.Cleanup(l.Subscribe(func(mcplive.Update[T]) { orderMu.Lock(); order = append(order, 1); orderMu.Unlock() }))
+	r1 := liveRecord(t, l)
+	t.Cleanup(l.Subscribe(func(mcplive.Update[T]) { orderMu.Lock(); order = append(order, 2); orderMu.Unlock() }))
+	r2 := liveRecord(t, l) // last: once it has an update, all four have
 	keys := liveInitialKeys(k)
 	v := l.Snapshot().Version
 	added, changed := k.key(90), k.key(3)
@@ -212,6 +219,11 @@ func liveRuntimeSteps[T mcplive.Item](t *testing.T, srv *mcptest.Server, k liveS
 	if len(a1) != len(steps) || len(a2) != len(steps) {
 		t.Fatalf("%s: %d and %d updates for %d changes:\n%s\n%s", k.name, len(a1), len(a2), len(steps), liveDescribeAll(a1), liveDescribeAll(a2))
 	}
+	orderMu.Lock()
+	if want := []int{1, 2, 1, 2, 1, 2}; !slices.Equal(order, want) {
+		t.Errorf("%s: subscribers called in the order %v, want %v", k.name, order, want)
+	}
+	orderMu.Unlock()
 	for i := range a1 {
 		if a1[i].Version != a2[i].Version || !slices.Equal(liveKeys(a1[i].Items), liveKeys(a2[i].Items)) {
 			t.Errorf("%s: the two subscribers saw different updates #%d: %s vs %s", k.name, i,
@@ -772,6 +784,8 @@ func TestLiveSubscribeGetsOnlyLaterUpdates(t *testing.T) {
 	// Hold the event goroutine in a tools subscriber, so that the prompts
 	// update below is applied but not yet delivered.
 	entered, unblock := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(unblock) })
+	defer release() // on failure too: Close waits for the event goroutine
 	var once sync.Once
 	stop := c.Tools().Subscribe(func(mcplive.Update[mcplive.Tool]) {
 		once.Do(func() { close(entered); <-unblock })
@@ -802,7 +816,7 @@ func TestLiveSubscribeGetsOnlyLaterUpdates(t *testing.T) {
 	}
 	rec := liveRecord(t, c.Prompts()) // subscribes after version 2 was applied
 	states := liveWatchStates(t, c)
-	close(unblock)
+	release()
 
 	srv.Set(scripted.Prompts, scripted.Prompt("q"))
 	srv.Notify(notifyPrompts, nil)
