@@ -3,7 +3,8 @@
 #
 #   ./build.sh          build the wasm into js/ and print its size
 #   ./build.sh demo     build everything and serve the demo on http://127.0.0.1:8080
-#   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e
+#   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e,
+#                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
 #
 # Each command installs what it needs (Go modules, npm ci, Debian chromium when
@@ -125,7 +126,18 @@ cmd_test() {
   build_wasm
   test_js
   if [ -d e2e ]; then test_browser; fi
+  test_bench_smoke
   say "all tests passed"
+}
+
+# test_bench_smoke runs the browser benchmark's code on a tiny workload
+# (about 20 s) so that it cannot rot; the numbers mean nothing.
+test_bench_smoke() {
+  need_node
+  need_chromium
+  npm_ci bench
+  say "benchmark smoke run (tiny workload, headless Chromium)"
+  (cd bench && npm run bench:smoke)
 }
 
 cmd_bench() {
@@ -136,6 +148,7 @@ cmd_bench() {
     build_wasm
     need_chromium
     npm_ci bench
+    say "browser benchmarks: mcplive vs the TypeScript SDK (a few minutes; results in bench/results/)"
     (cd bench && npm run bench)
   fi
 }

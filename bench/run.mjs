@@ -25,6 +25,9 @@ const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.dirname(BENCH);
 const JS = path.join(ROOT, "js");
 const SMOKE = process.argv.includes("--smoke");
+// --only=latency,burst,big,cold,memory runs a subset (while working on one).
+const ONLY = (process.argv.find((a) => a.startsWith("--only=")) ?? "").slice("--only=".length).split(",").filter(Boolean);
+const want = (w) => ONLY.length === 0 || ONLY.includes(w);
 
 // Workload sizes. The full ones follow issue 7; the smoke ones only keep the
 // code running.
@@ -82,9 +85,13 @@ function stats(xs) {
   };
 }
 
+// BROTLI_QUALITY is 11, as build.sh measures the wasm; the smoke run takes
+// 5 (quality 11 on the 6 MB wasm takes ~10 s on a busy machine).
+const BROTLI_QUALITY = SMOKE ? 5 : 11;
+
 function brotli(buf) {
   return zlib.brotliCompressSync(buf, {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: buf.length },
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: buf.length },
   }).length;
 }
 
@@ -214,23 +221,37 @@ async function workloadLatency(clients) {
   await control("set-tools", { n: base });
   const sessions = {};
   for (const c of clients) sessions[c.id] = await open(c);
-  const out = Object.fromEntries(clients.map((c) => [c.id, { samples: [] }]));
+  let out;
   try {
-    for (const c of clients) await sessions[c.id].page.evaluate(([n, p]) => bench.latency(n, p), [warmup, `warm-${c.id}`]);
-    await alternate(clients, Math.ceil(samples / batch), async (c, r) => {
-      if (out[c.id].error) return;
-      try {
-        const xs = await sessions[c.id].page.evaluate(([n, p]) => bench.latency(n, p), [batch, `lat-${c.id}-${r}`]);
-        out[c.id].samples.push(...xs);
-      } catch (e) {
-        out[c.id].error = failed("latency", c.id, e);
-      }
-    });
+    out = await changes("latency", clients, sessions, { samples, batch, warmup, timeoutMs: 10000 });
   } finally {
     for (const s of Object.values(sessions)) await closeSession(s);
   }
-  for (const o of Object.values(out)) o.stats = stats(o.samples);
   results.latency = { base, ...out };
+}
+
+// changes times single changes (bench.latency), warm-up first, then
+// alternating batches; per client: e2e and notified samples and their stats.
+async function changes(workload, clients, sessions, { samples, batch, warmup, timeoutMs }) {
+  const out = Object.fromEntries(clients.map((c) => [c.id, { e2e: [], notified: [] }]));
+  const run = (c, n, prefix) =>
+    sessions[c.id].page.evaluate(([n, p, t]) => bench.latency(n, p, t), [n, prefix, timeoutMs]);
+  for (const c of clients) await run(c, warmup, `warm-${c.id}-${labels}`);
+  await alternate(clients, Math.ceil(samples / batch), async (c, r) => {
+    if (out[c.id].error) return;
+    try {
+      const { e2e, notified } = await run(c, batch, `${workload.split(" ")[0]}-${c.id}-${labels}-${r}`);
+      out[c.id].e2e.push(...e2e);
+      out[c.id].notified.push(...notified);
+    } catch (e) {
+      out[c.id].error = failed(workload, c.id, e);
+    }
+  });
+  for (const o of Object.values(out)) {
+    o.stats = stats(o.e2e);
+    o.notifiedStats = stats(o.notified);
+  }
+  return out;
 }
 
 async function workloadBurst(clients) {
@@ -239,7 +260,7 @@ async function workloadBurst(clients) {
   await control("set-tools", { n: m });
   const sessions = {};
   for (const c of clients) sessions[c.id] = await open(c);
-  const out = Object.fromEntries(clients.map((c) => [c.id, { ms: [], lists: [] }]));
+  const out = Object.fromEntries(clients.map((c) => [c.id, { ms: [], lists: [], e2e: [], changeMs: [], notifyMs: [] }]));
   try {
     for (const c of clients) {
       await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [Math.min(k, 50), m, `warm-${c.id}`]);
@@ -249,7 +270,7 @@ async function workloadBurst(clients) {
       try {
         const res = await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [k, m, `b${r}-${c.id}`]);
         out[c.id].ms.push(res.ms);
-        out[c.id].lists.push(res.lists);
+        for (const k of ["lists", "e2e", "changeMs", "notifyMs"]) out[c.id][k].push(res[k]);
       } catch (e) {
         out[c.id].error = failed("burst", c.id, e);
       }
@@ -260,6 +281,8 @@ async function workloadBurst(clients) {
   for (const o of Object.values(out)) {
     o.stats = stats(o.ms);
     o.listStats = stats(o.lists);
+    o.e2eStats = stats(o.e2e);
+    o.notifyMsStats = stats(o.notifyMs);
   }
   results.burst = { k, m, ...out };
 }
@@ -270,23 +293,13 @@ async function workloadBig(clients) {
   await control("set-tools", { n });
   const walking = clients.filter((c) => c.id !== "ts-auto");
   const sessions = {};
-  const out = Object.fromEntries(clients.map((c) => [c.id, { samples: [] }]));
+  let out;
   try {
     for (const c of walking) sessions[c.id] = await open(c);
-    for (const c of walking) await sessions[c.id].page.evaluate(([n, p]) => bench.latency(n, p, 60000), [warmup, `warm-${c.id}`]);
-    await alternate(walking, Math.ceil(samples / batch), async (c, r) => {
-      if (out[c.id].error) return;
-      try {
-        const xs = await sessions[c.id].page.evaluate(([n, p]) => bench.latency(n, p, 60000), [batch, `big-${c.id}-${r}`]);
-        out[c.id].samples.push(...xs);
-      } catch (e) {
-        out[c.id].error = failed("big list", c.id, e);
-      }
-    });
+    out = await changes("big list", walking, sessions, { samples, batch, warmup, timeoutMs: 60000 });
   } finally {
     for (const s of Object.values(sessions)) await closeSession(s);
   }
-  for (const c of walking) out[c.id].stats = stats(out[c.id].samples);
 
   // The SDK's auto-refresh calls listTools() once: show what its
   // application sees after one change instead of timing it.
@@ -294,13 +307,16 @@ async function workloadBig(clients) {
   if (auto) {
     const s = await open(auto);
     try {
-      const before = s.ready.tools;
       await s.page.evaluate(() => bench.latency(1, "big-auto", 10000));
       const after = await s.page.evaluate(() => bench.count);
-      out[auto.id].note = `lists the first page only: ${after} of ${n + 2} tools after a change (${before} at start)`;
-      out[auto.id].itemsAfterChange = after;
+      const { tools } = await control("counts");
+      out[auto.id] = {
+        itemsAfterChange: after,
+        serverTools: tools,
+        note: `its list holds ${after.toLocaleString("en")} of the server's ${tools.toLocaleString("en")} tools after a change (it lists the first page only)`,
+      };
     } catch (e) {
-      out[auto.id].error = failed("big list", auto.id, e);
+      out[auto.id] = { error: failed("big list", auto.id, e) };
     } finally {
       await closeSession(s);
     }
@@ -333,7 +349,7 @@ async function workloadCold(clients) {
 }
 
 // shipped adds up the client library files a page downloaded (not the page
-// and the harness): raw, minified as served, and brotli -q 11.
+// and the harness): raw (as served; the TS bundle is minified) and brotli.
 function shipped(urls) {
   const files = [];
   for (const u of new Set(urls)) {
@@ -395,15 +411,20 @@ function table(ids) {
     ]);
   };
   const L = results.latency, B = results.burst, G = results.big, C = results.cold, M = results.memory;
-  if (L) row(`1. change → list, ms (median / p95; ${L.mcplive?.stats?.n ?? L["ts-relist"]?.stats?.n ?? 0} samples each)`, (id) => msCell(L[id]), (id) => L[id]?.stats?.median);
+  if (L) {
+    const n = Math.min(...ids.map((id) => L[id]?.stats?.n ?? 0));
+    row(`1. change → list, ms, from the change request (median / p95; ${n} samples each)`, (id) => msCell(L[id]), (id) => L[id]?.stats?.median);
+    const nl = (id) => ({ error: L[id]?.error, stats: L[id]?.notifiedStats });
+    row("1. change → list, ms, from the list_changed frame's arrival in the page", (id) => msCell(nl(id)), (id) => L[id]?.notifiedStats?.median);
+  }
   if (B) {
     row(`2. burst of ${B.k}: tools/list requests (median)`, (id) => (B[id]?.error ? "failed" : B[id]?.listStats ? String(B[id].listStats.median) : "–"), (id) => B[id]?.listStats?.median);
-    row(`2. burst of ${B.k}: ms until the final list (median / p95)`, (id) => msCell(B[id]), (id) => B[id]?.stats?.median);
+    row(`2. burst of ${B.k}: ms from the first notification until the final list (median / p95)`, (id) => msCell(B[id]), (id) => B[id]?.stats?.median);
   }
   if (G) row(`3. ${G.n.toLocaleString("en")} tools, pages of 100: change → full list, ms (median / p95)`, (id) => (G[id]?.note ? `n/a: ${G[id].note}` : msCell(G[id])), (id) => G[id]?.stats?.median);
   if (C) {
     row("4. cold start: page load → first synced list, ms (median / p95)", (id) => msCell(C[id]), (id) => C[id]?.stats?.median);
-    row("4. bytes shipped, brotli -q 11 (raw)", (id) => (C[id]?.bytes ? `${fmtB(C[id].bytes.brotli)} (${fmtB(C[id].bytes.raw)})` : "–"), (id) => C[id]?.bytes?.brotli);
+    row(`4. bytes shipped, brotli -q ${BROTLI_QUALITY} (raw)`, (id) => (C[id]?.bytes ? `${fmtB(C[id].bytes.brotli)} (${fmtB(C[id].bytes.raw)})` : "–"), (id) => C[id]?.bytes?.brotli);
   }
   if (M) {
     row(`5. memory after ${M.total.toLocaleString("en")} changes: JS heap + wasm memory`, (id) => {
@@ -418,16 +439,54 @@ function table(ids) {
   return [line(head), line(head.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
+// aims checks the targets of issue 7 (measured, never asserted).
+function aims() {
+  const L = results.latency, B = results.burst, G = results.big;
+  const med = (o) => o?.stats?.median;
+  const lines = [];
+  const aim = (text, ok, got) => lines.push(`- ${ok == null ? "not measured" : ok ? "met" : "missed"}: ${text} (${got})`);
+  if (L) {
+    const r = med(L.mcplive) / med(L["ts-relist"]);
+    aim("change → list at most 1.1× the TS SDK's re-list-on-every-notification mode", r ? r <= 1.1 : null, `${r?.toFixed(2)}× from the change request, ${(L.mcplive?.notifiedStats?.median / L["ts-relist"]?.notifiedStats?.median).toFixed(2)}× from the frame's arrival`);
+    const f = med(L["ts-auto"]) / med(L.mcplive);
+    aim("change → list at least 50× faster than the TS SDK's default auto-refresh", f ? f >= 50 : null, `${f?.toFixed(0)}× faster`);
+  }
+  if (B) {
+    const w = B.mcplive?.listStats?.max;
+    aim(`a burst of ${B.k} in at most 3 list walks`, w == null ? null : w <= 3, `at most ${w} in ${B.mcplive?.lists?.length ?? 0} runs`);
+    const m = med(B.mcplive), a = med(B["ts-auto"]), r = med(B["ts-relist"]);
+    aim("the burst converges sooner than both TS SDK modes", m == null ? null : m < a && m < r, `${fmtMs(m)} ms vs ${fmtMs(a)} and ${fmtMs(r)} ms`);
+  }
+  if (G) {
+    const r = med(G.mcplive) / med(G["ts-relist"]);
+    aim(`the big list at most 1.0× the TS SDK's time`, r ? r <= 1.0 : null, `${r?.toFixed(2)}×`);
+  }
+  return lines;
+}
+
 function markdown(meta, ids) {
   const v = meta.versions;
+  const B = results.burst, M = results.memory, G = results.big;
   return [
-    `Benchmark run of ${meta.date} on ${meta.machine.cpuModel} (${meta.machine.cpus} cores, ${(meta.machine.memory / 2 ** 30).toFixed(0)} GiB, ${meta.machine.platform} ${meta.machine.release}): ` +
-      `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, mcplive ${v.mcplive}. ` +
-      `Server: the official go-sdk ${v.goSdk} over WebSocket on loopback, one list_changed per change. Medians and p95; ratio = mcplive / TS SDK (below 1 means mcplive is faster or smaller).`,
+    `Run of ${meta.date.slice(0, 16).replace("T", " ")} UTC on ${meta.machine.cpuModel} (${meta.machine.cpus} cores, ${(meta.machine.memory / 2 ** 30).toFixed(0)} GiB, ${meta.machine.platform} ${meta.machine.release}): ` +
+      `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, mcplive ${v.mcplive}; ` +
+      `server: go-sdk ${v.goSdk} over WebSocket on loopback. Cells: median / p95. Ratio: mcplive / TS SDK on the medians (below 1: mcplive is faster or smaller).`,
     "",
     table(ids),
     "",
-  ].join("\n");
+    "How it is measured (bench/run.mjs, bench/server, bench/pages):",
+    "- Every client runs in its own browser context of one headless Chromium and renders nothing; \"its list\" is what the application code receives: mcplive's `client.tools.subscribe`, the TS SDK's `onChanged` callback (auto-refresh: `listChanged: { tools: { onChanged } }`, defaults: 300 ms debounce, one `listTools()` call), or the app's own walk of every page on each notification (re-list mode; the newest-started walk wins).",
+    "- The server sends exactly one `notifications/tools/list_changed` per change, at once (the go-sdk's own, 10 ms debounced notification is replaced, see bench/server). The clients take turns, in rotating order, on the same server.",
+    "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the page's control request (one loopback HTTP request, the same for every client) and from the moment the notification frame reaches the page.",
+    B ? `- 2: the server makes ${B.k} changes to a list of ${B.m} tools, then sends the ${B.k} notifications back to back (as a server that changes its tools in a loop does); timed from the first notification's arrival; requests counted by the server.` : "",
+    G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the control request.` : "",
+    "- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is `performance.now()` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q 11 (the TS SDK: `Client` + `WebSocketClientTransport` bundled and minified with esbuild).",
+    M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
+    "",
+    "Against the aims of issue 7 (measured, never asserted):",
+    ...aims(),
+    "",
+  ].filter((l, i, a) => l !== "" || a[i - 1] !== "").join("\n");
 }
 
 function versions(browserVersion) {
@@ -460,16 +519,12 @@ function versions(browserVersion) {
 
 async function main() {
   const missing = mcpliveMissing();
-  let clients = CLIENTS;
-  if (missing.length) {
-    const msg = `the npm package in js/ is incomplete (missing ${missing.join(", ")}; run ./build.sh)`;
-    if (!SMOKE) throw new Error(msg);
-    log(`WARNING: ${msg}: mcplive skipped, the TS SDK side only`);
-    clients = CLIENTS.filter((c) => c.id !== "mcplive");
-  }
+  if (missing.length) throw new Error(`the npm package in js/ is incomplete (missing ${missing.join(", ")}): run ./build.sh first`);
+  const clients = CLIENTS;
   const t0 = Date.now();
   await bundleTS();
   server = await startServer();
+  log(`setup: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   log(`server at ${server.url}`);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -477,11 +532,13 @@ async function main() {
     args: CHROMIUM_FLAGS,
   });
   try {
-    await workloadLatency(clients);
-    await workloadBurst(clients);
-    await workloadBig(clients);
-    await workloadCold(clients);
-    await workloadMemory(clients);
+    const phases = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory };
+    for (const [name, fn] of Object.entries(phases)) {
+      if (!want(name)) continue;
+      const t = Date.now();
+      await fn(clients);
+      log(`   ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
     const meta = {
       date: new Date().toISOString(),
       smoke: SMOKE,
@@ -500,7 +557,7 @@ async function main() {
     };
     const md = markdown(meta, clients.map((c) => c.id));
     console.log(md);
-    if (!SMOKE) {
+    if (!SMOKE && ONLY.length === 0) {
       const dir = path.join(BENCH, "results");
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `${meta.date.slice(0, 10)}.json`);
@@ -508,7 +565,9 @@ async function main() {
       fs.writeFileSync(path.join(dir, "latest.md"), md);
       log(`wrote ${path.relative(ROOT, file)} and bench/results/latest.md (${meta.seconds} s)`);
     } else {
-      log(`smoke run done in ${meta.seconds} s`);
+      // Partial and smoke runs keep their raw data out of results/.
+      fs.writeFileSync(path.join(BENCH, ".bin", "last.json"), JSON.stringify({ ...meta, failures, results }, null, 2) + "\n");
+      log(`${SMOKE ? "smoke" : "partial"} run done in ${meta.seconds} s (raw data: bench/.bin/last.json)`);
     }
   } finally {
     await browser.close();

@@ -66,25 +66,31 @@ const bench = {
 
   // latency adds n tools one after the other (each replacing the previous
   // one added here, so the list keeps its size) and returns, per change,
-  // the ms until the application's list contains the new tool.
+  // the ms until the application's list contains the new tool: from just
+  // before the page asks the server for the change (e2e), and from the
+  // arrival of the list_changed frame in the page (notified).
   async latency(n, prefix, timeoutMs = 10000) {
-    const samples = [];
+    const e2e = [], notified = [];
     for (let i = 0; i < n; i++) {
       const name = `${prefix}-${i}`;
       const seen = waitFor((items) => items.some((t) => t.name === name), timeoutMs, `tool ${name}`);
+      __benchProbe.notified = 0;
       const t0 = performance.now();
       await control("add", { name, remove: prevAdded });
       prevAdded = name;
-      samples.push((await seen) - t0);
+      const t = await seen;
+      e2e.push(t - t0);
+      notified.push(__benchProbe.notified ? t - __benchProbe.notified : NaN);
     }
-    return samples;
+    return { e2e, notified };
   },
 
-  // burst sends k changes back to back (change i sets the description of
-  // tool i mod m to tag-i; one notification each) and returns the ms until
-  // the application's list equals the server's final list of n tools, and
-  // the number of tools/list requests this client sent for it.
-  async burst(k, m, n, tag, timeoutMs = 60000) {
+  // burst has the server make k changes back to back (change i sets the
+  // description of tool i mod m to tag-i), then send one notification per
+  // change back to back, and returns the ms from the first notification's
+  // arrival until the application's list equals the server's final list of
+  // n tools, and the number of tools/list requests this client sent for it.
+  async burst(k, m, n, tag, timeoutMs = 60000, count = true) {
     const want = new Map();
     for (let i = 0; i < k; i++) want.set(toolName(i % m), `${tag}-${i}`);
     const done = (items) => {
@@ -100,10 +106,17 @@ const bench = {
     };
     await control("reset");
     const seen = waitFor(done, timeoutMs, `the final list of a burst of ${k}`);
+    __benchProbe.firstNotified = 0;
     const t0 = performance.now();
-    await control("burst", { k, m, tag });
-    const ms = (await seen) - t0;
-    return { ms, lists: await bench.quietCount() };
+    const { changeMs, notifyMs } = await control("burst", { k, m, tag });
+    const t = await seen;
+    return {
+      ms: t - __benchProbe.firstNotified, // from the first notification's arrival
+      e2e: t - t0, // from the request, including the server's changes
+      changeMs,
+      notifyMs,
+      lists: count ? await bench.quietCount() : null,
+    };
   },
 
   // quietCount waits until this client sent no tools/list request for
@@ -122,7 +135,7 @@ const bench = {
   async churn(total, batch, m, n, tag) {
     const t0 = performance.now();
     for (let done = 0; done < total; done += batch) {
-      await bench.burst(Math.min(batch, total - done), m, n, `${tag}-${done}`, 120000);
+      await bench.burst(Math.min(batch, total - done), m, n, `${tag}-${done}`, 120000, false);
     }
     return performance.now() - t0;
   },
@@ -130,7 +143,7 @@ const bench = {
   // memory reports what the page itself can see; run.mjs adds the JS heap
   // from the DevTools protocol after a forced garbage collection.
   memory() {
-    const wasm = (globalThis.__benchWasmMemories || []).reduce((s, m) => s + m.buffer.byteLength, 0);
+    const wasm = __benchProbe.memories.reduce((s, m) => s + m.buffer.byteLength, 0);
     return { wasm, items: app.items.length };
   },
 

@@ -26,9 +26,11 @@
 //	/control/add        {"name","remove"?,"target"?} add one tool (and remove another) → one list_changed
 //	/control/burst      {"k","m","tag","target"?}    k changes back to back, change i sets the
 //	                                                 description of t%05d(i mod m) to "tag-i";
-//	                                                 one list_changed per change
+//	                                                 then one list_changed per change, back to back
 //	/control/reset      {"target"?}                  zero the tools/list counters
 //	/control/counts     {"target"?}                  {"lists":N,"connections":C}
+//
+// Every answer also holds "tools": the size of the server's tool list.
 //
 // "target" is a connection label; without it every connection is notified
 // (and counted).
@@ -286,7 +288,6 @@ func (b *bench) control(w http.ResponseWriter, r *http.Request) {
 	switch op := r.PathValue("op"); op {
 	case "set-tools":
 		b.setTools(req.N)
-		res["tools"] = req.N
 	case "add":
 		if req.Name == "" {
 			http.Error(w, "add: name missing", http.StatusBadRequest)
@@ -303,10 +304,23 @@ func (b *bench) control(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "burst: k and m must be positive", http.StatusBadRequest)
 			return
 		}
+		// All changes first, then one notification per change back to
+		// back: what a client sees from a server that changes its tools
+		// in a synchronous loop (the TypeScript SDK's McpServer.registerTool
+		// called 1000 times: each call queues its notification, which
+		// reach the socket only after the loop). go-sdk's AddTool takes
+		// ~40 µs here, so interleaving would spread the burst over the
+		// server's own speed instead.
+		start := time.Now()
 		for i := range req.K {
 			b.addTool(toolName(i%req.M), fmt.Sprintf("%s-%d", req.Tag, i))
+		}
+		res["changeMs"] = ms(time.Since(start))
+		start = time.Now()
+		for range req.K {
 			b.notify(ctx, req.Target)
 		}
+		res["notifyMs"] = ms(time.Since(start))
 	case "reset":
 		b.mu.Lock()
 		for label := range b.lists {
@@ -334,9 +348,12 @@ func (b *bench) control(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown control operation "+op, http.StatusNotFound)
 		return
 	}
+	res["tools"] = len(b.names)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(res)
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // setTools replaces the whole tool list by n tools t00000…, with no
 // notification (the clients under test are told of the next change).
