@@ -66,8 +66,8 @@ const CHROMIUM_FLAGS = [
   "--disable-backgrounding-occluded-windows",
 ];
 
+const LOAD_AT_START = os.loadavg();
 const log = (...a) => console.error("bench:", ...a);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------- statistics ----------
 
@@ -470,7 +470,7 @@ function markdown(meta, ids) {
   return [
     `Run of ${meta.date.slice(0, 16).replace("T", " ")} UTC on ${meta.machine.cpuModel} (${meta.machine.cpus} cores, ${(meta.machine.memory / 2 ** 30).toFixed(0)} GiB, ${meta.machine.platform} ${meta.machine.release}): ` +
       `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, mcplive ${v.mcplive}; ` +
-      `server: go-sdk ${v.goSdk} over WebSocket on loopback. Cells: median / p95. Ratio: mcplive / TS SDK on the medians (below 1: mcplive is faster or smaller).`,
+      `server: go-sdk ${v.goSdk} over WebSocket on loopback; 1-minute load average ${meta.machine.loadavgAtStart[0].toFixed(1)} at start, ${meta.machine.loadavgAtEnd[0].toFixed(1)} at the end. Cells: median / p95. Ratio: mcplive / TS SDK on the medians (below 1: mcplive is faster or smaller).`,
     "",
     table(ids),
     "",
@@ -550,7 +550,8 @@ async function main() {
         cpuModel: os.cpus()[0]?.model ?? "unknown CPU",
         cpus: os.cpus().length,
         memory: os.totalmem(),
-        loadavg: os.loadavg(),
+        loadavgAtStart: LOAD_AT_START,
+        loadavgAtEnd: os.loadavg(),
       },
       versions: versions(browser.version()),
       config: CFG,
