@@ -287,6 +287,10 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 		c.init = sess.InitializeResult()
 		c.mu.Unlock()
 
+		// The heartbeat runs from the start: a connection that goes silent
+		// during the resubscribe or the sync is given up after
+		// HeartbeatTimeout, not after RequestTimeout per request.
+		c.startHeartbeat(sess)
 		c.resubscribe(sess)
 		c.syncAll(sess)
 		select {
@@ -302,7 +306,6 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 				first <- nil
 			}
 			attempt = 0
-			c.startHeartbeat(sess)
 			select {
 			case <-sess.Done():
 			case <-c.ctx.Done():
