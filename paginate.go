@@ -6,44 +6,58 @@ import (
 	"fmt"
 )
 
-// listPage is one page of any of the four list results.
+// rawRef is a JSON value kept as a sub-slice of the bytes it was decoded
+// from, where json.RawMessage copies them. A list page is decoded from a
+// result buffer this package owns and never reuses, so the page's items
+// share it: one allocation per page instead of one per item. The capacity
+// is cut to the value, so that an append to one item's raw JSON cannot
+// overwrite the next one.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b[:len(b):len(b)]
+	return nil
+}
+
+// listPage is one page of any of the four list results: the items array
+// of its kind, undecoded, and the cursor.
 type listPage struct {
-	Tools             []json.RawMessage `json:"tools"`
-	Prompts           []json.RawMessage `json:"prompts"`
-	Resources         []json.RawMessage `json:"resources"`
-	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
-	NextCursor        *string           `json:"nextCursor"`
+	Tools             rawRef  `json:"tools"`
+	Prompts           rawRef  `json:"prompts"`
+	Resources         rawRef  `json:"resources"`
+	ResourceTemplates rawRef  `json:"resourceTemplates"`
+	NextCursor        *string `json:"nextCursor"`
 }
 
 // kindSpec ties a list kind to its method, page field and capability.
 type kindSpec struct {
 	kind   Kind
 	method string
-	items  func(*listPage) []json.RawMessage
+	items  func(*listPage) rawRef
 	cap    func(ServerCapabilities) bool
 	name   string // the capability, for error texts
 }
 
 var kindSpecs = map[Kind]kindSpec{
-	KindTools: {KindTools, methodListTools, func(p *listPage) []json.RawMessage { return p.Tools },
+	KindTools: {KindTools, methodListTools, func(p *listPage) rawRef { return p.Tools },
 		func(c ServerCapabilities) bool { return c.Tools != nil }, "tools"},
-	KindPrompts: {KindPrompts, methodListPrompts, func(p *listPage) []json.RawMessage { return p.Prompts },
+	KindPrompts: {KindPrompts, methodListPrompts, func(p *listPage) rawRef { return p.Prompts },
 		func(c ServerCapabilities) bool { return c.Prompts != nil }, "prompts"},
-	KindResources: {KindResources, methodListResources, func(p *listPage) []json.RawMessage { return p.Resources },
+	KindResources: {KindResources, methodListResources, func(p *listPage) rawRef { return p.Resources },
 		func(c ServerCapabilities) bool { return c.Resources != nil }, "resources"},
-	KindResourceTemplates: {KindResourceTemplates, methodListTemplates, func(p *listPage) []json.RawMessage { return p.ResourceTemplates },
+	KindResourceTemplates: {KindResourceTemplates, methodListTemplates, func(p *listPage) rawRef { return p.ResourceTemplates },
 		func(c ServerCapabilities) bool { return c.Resources != nil }, "resources"},
 }
 
-// listRaw walks every page of a list and returns the raw items in order. A
-// cursor seen twice, or more than MaxPages pages, ends the walk with an
-// error wrapping ErrProtocol.
-func (s *Session) listRaw(ctx context.Context, kind Kind) ([]json.RawMessage, error) {
+// listRaw walks every page of a list and returns, in order, the items
+// array of each page, undecoded. A cursor seen twice, or more than
+// MaxPages pages, ends the walk with an error wrapping ErrProtocol.
+func (s *Session) listRaw(ctx context.Context, kind Kind) ([]rawRef, error) {
 	spec := kindSpecs[kind]
 	if err := s.need(spec.method, spec.cap(s.caps()), spec.name); err != nil {
 		return nil, err
 	}
-	var all []json.RawMessage
+	var all []rawRef
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
@@ -58,7 +72,7 @@ func (s *Session) listRaw(ctx context.Context, kind Kind) ([]json.RawMessage, er
 		if err := s.requestInto(ctx, spec.method, params, &p, nil); err != nil {
 			return nil, err
 		}
-		all = append(all, spec.items(&p)...)
+		all = append(all, spec.items(&p))
 		if p.NextCursor == nil || *p.NextCursor == "" {
 			return all, nil
 		}
@@ -70,17 +84,126 @@ func (s *Session) listRaw(ctx context.Context, kind Kind) ([]json.RawMessage, er
 	}
 }
 
-// decodeItems decodes raw list items into T, keeping each one's raw JSON,
-// and rejects items without a key.
-func decodeItems[T Item](kind Kind, raws []json.RawMessage) ([]T, error) {
-	items := make([]T, len(raws))
-	for i, raw := range raws {
-		if err := json.Unmarshal(raw, &items[i]); err != nil {
-			return nil, fmt.Errorf("%s: %w", kindSpecs[kind].method, protocolError("item %d: %v", i, err))
+// splitArray returns the elements of the JSON array b as sub-slices of b.
+// b must be valid JSON: it comes out of a json.Unmarshal, which checked
+// it. That lets one plain pass over the bytes replace the scanner of
+// encoding/json. A value that is not an array reports false; null is an
+// empty list.
+func splitArray(b []byte) ([]rawRef, bool) {
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == 'n' {
+		return nil, true
+	}
+	if i >= len(b) || b[i] != '[' {
+		return nil, false
+	}
+	var out []rawRef
+	start, depth := -1, 0
+	for i++; i < len(b); i++ {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n':
+		case '"':
+			if start < 0 {
+				start = i
+			}
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if start < 0 {
+				start = i
+			}
+			depth++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if start >= 0 {
+				out = append(out, trimRef(b[start:i]))
+			} else if len(out) > 0 {
+				return nil, false // [1,]
+			}
+			return out, skipSpace(b, i+1) == len(b)
+		case ',':
+			if depth > 0 {
+				continue
+			}
+			if start < 0 {
+				return nil, false
+			}
+			out = append(out, trimRef(b[start:i]))
+			start = -1
+		default:
+			if start < 0 {
+				start = i
+			}
 		}
-		setRaw(&items[i], raw)
-		if items[i].Key() == "" {
-			return nil, fmt.Errorf("%s: %w", kindSpecs[kind].method, protocolError("item %d has no %s: %s", i, keyName(kind), snippet(raw)))
+	}
+	return nil, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// trimRef cuts trailing white space and the capacity.
+func trimRef(b []byte) rawRef {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\t' || b[n-1] == '\r' || b[n-1] == '\n') {
+		n--
+	}
+	return rawRef(b[:n:n])
+}
+
+// decodeItems decodes the items arrays of a walk's pages into T, keeping
+// each item's raw JSON, and rejects items without a key. Each page is
+// split into its items' raw JSON by splitArray, then decoded with one call
+// of json.Unmarshal, straight into the result, rather than one per item:
+// per item that saves a decoder, a scanner and a copy of its raw JSON.
+func decodeItems[T Item](kind Kind, pages []rawRef) ([]T, error) {
+	method := kindSpecs[kind].method
+	raws := make([][]rawRef, len(pages))
+	total := 0
+	for p, page := range pages {
+		var ok bool
+		if raws[p], ok = splitArray(page); !ok {
+			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+		}
+		total += len(raws[p])
+	}
+	items := make([]T, 0, total)
+	for p, page := range pages {
+		base := len(items)
+		tail := items[base:base]
+		if err := json.Unmarshal(page, &tail); err != nil || len(tail) != len(raws[p]) {
+			// Find the item at fault, for the error text.
+			for i, raw := range raws[p] {
+				var it T
+				if err := json.Unmarshal(raw, &it); err != nil {
+					return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+				}
+			}
+			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
+		}
+		// tail was decoded in place, in items' spare capacity (json reuses
+		// a slice's capacity); should it ever not be, copy it.
+		if len(tail) > 0 && &tail[0] != &items[:base+1][base] {
+			items = append(items, tail...)
+		} else {
+			items = items[:base+len(tail)]
+		}
+		for i, raw := range raws[p] {
+			it := &items[base+i]
+			setRaw(it, json.RawMessage(raw))
+			if (*it).Key() == "" {
+				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, keyName(kind), snippet(raw)))
+			}
 		}
 	}
 	return items, nil
