@@ -296,6 +296,13 @@ func TestSessionListPagination(t *testing.T) {
 				if !strings.Contains(string(tl.InputSchema), `"object"`) {
 					t.Errorf("inputSchema = %s", tl.InputSchema)
 				}
+				// Raw JSON may share memory: appending to one item's must
+				// not touch the next one's.
+				if len(tools) > 1 {
+					next := string(tools[1].Raw)
+					_ = append(tools[0].Raw, `,"garbage"`...)
+					assertEqual(t, string(tools[1].Raw), next, "next tool's raw JSON after an append to the first")
+				}
 				assertEqual(t, len(prompts[0].Arguments), 1, "prompt arguments")
 				assertEqual(t, res[0].MIMEType, "text/plain", "resource mimeType")
 			}
