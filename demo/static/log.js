@@ -22,8 +22,8 @@ export function createLog(ol) {
     const li = h(
       "li",
       { class: ["entry", `entry-${type}`], dataset: { type, n: String(++n), level: more.level } },
-      h("time", { text: clock() }),
       h("span", { class: "tag", text: type }),
+      h("time", { text: clock() }),
       h("span", { class: "text", text }),
       more.timing ? h("span", { class: "timing", text: more.timing }) : null,
       more.detail ? h("span", { class: "detail", text: more.detail }) : null,
