@@ -1,0 +1,48 @@
+// Takes the README's screenshots of the demo page: docs/demo-desktop.png
+// (1280×800) and docs/demo-phone.png (390×844), each right after a login
+// and a role switch, so the highlights of added and the fading of removed
+// items are in the picture.
+//
+//   cd e2e && npm run screenshots     (needs ../js built: ../build.sh)
+import { join } from "node:path";
+import { launch } from "./lib/browser.mjs";
+import { startDemo, ROOT } from "./lib/demo-server.mjs";
+
+const server = await startDemo();
+const b = await launch();
+try {
+  for (const shot of [
+    { file: "demo-desktop.png", width: 1280, height: 800, deviceScaleFactor: 1 },
+    { file: "demo-phone.png", width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+  ]) {
+    const { file, ...opts } = shot;
+    const page = await b.newPage(opts);
+    await page.goto(`${server.url}/?admin=e2e-admin-token`);
+    await page.waitForSelector('#conn-status[data-status="ready"]');
+    await page.waitForSelector('#admin-state[data-state="ok"]');
+    await page.waitForSelector("#conn-id");
+
+    // Some history for the event log, and a result in the call form.
+    await page.check('#admin-resources input[data-name="changelog"]');
+    await page.waitForSelector('#panel-resources li[data-key="demo://docs/changelog"]');
+    await page.fill('#tool-fields input[data-name="text"]', "hello from the demo page");
+    await page.click("#tool-call");
+    await page.waitForSelector("#tool-result pre");
+
+    // The change in the picture: log in, then become an editor.
+    await page.click("#login-btn");
+    await page.waitForSelector('#panel-tools li[data-key="logout"]');
+    await page.selectOption("#role-select", "editor");
+    await page.click('#role-form button[type="submit"]');
+    await page.waitForSelector('#panel-tools li[data-key="write_note"]');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(350); // into the highlight and the fade, not past them
+    await page.screenshot({ path: join(ROOT, "docs", file) });
+    console.log(`docs/${file}`);
+    await page.context().close();
+    await server.control("POST", "resources/changelog/offline");
+  }
+} finally {
+  await b.close();
+  await server.stop();
+}
