@@ -51,9 +51,12 @@ type Options struct {
 	// times out is cancelled on the server with notifications/cancelled.
 	RequestTimeout time.Duration
 	// DialTimeout bounds each WebSocket handshake (default 10 s).
+	// ReadLimit caps one incoming message in bytes (default 16 MiB). Both
+	// apply to the Client's WebSocket and, in NewSession, to a
+	// *WebSocketTransport that does not set its own; other transports
+	// ignore them.
 	DialTimeout time.Duration
-	// ReadLimit caps one incoming message in bytes (default 16 MiB).
-	ReadLimit int64
+	ReadLimit   int64
 	// MaxPages caps the pages of one list walk (default 1000).
 	MaxPages int
 	// HeartbeatInterval is how often a Client pings the server (default
@@ -164,6 +167,18 @@ type Session struct {
 // notifications/initialized. On any failure the connection is closed.
 func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, error) {
 	o := opts.withDefaults()
+	if wt, ok := t.(*WebSocketTransport); ok && opts != nil {
+		// Options.ReadLimit and DialTimeout apply where the transport
+		// sets none of its own (a copy: the caller's stays as it is).
+		c := *wt
+		if c.ReadLimit <= 0 {
+			c.ReadLimit = opts.ReadLimit
+		}
+		if c.DialTimeout <= 0 {
+			c.DialTimeout = opts.DialTimeout
+		}
+		t = &c
+	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
