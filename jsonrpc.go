@@ -179,14 +179,15 @@ func (c *rpcConn) shutdown(reason error) {
 		pending := c.pending
 		c.pending = nil
 		c.mu.Unlock()
-		// Fail the callers first: closing the transport waits for the
-		// peer's half of the close handshake, which a dead or hostile
-		// peer may never send.
+		// Done first, so that a caller whose request fails here finds the
+		// connection already ended; then fail the callers; the transport
+		// last: closing it waits for the peer's half of the close
+		// handshake, which a dead or hostile peer may never send.
+		close(c.done)
 		for _, ch := range pending {
 			close(ch) // a closed channel tells the caller: connection gone
 		}
 		c.queue.close()
-		close(c.done)
 		c.conn.Close()
 	})
 }
