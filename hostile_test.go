@@ -415,6 +415,18 @@ func TestHostileReadLimit(t *testing.T) {
 	}
 }
 
+// Options.ReadLimit applies to a Session's WebSocketTransport that sets no
+// limit of its own.
+func TestHostileReadLimitOption(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, hostileOpts{})
+	s, c := hostileSession(t, h, 0, &mcplive.Options{ReadLimit: 1024})
+	done := async(func() error { return s.Ping(testCtx(t)) })
+	c.reply(c.expect("ping"), fmt.Sprintf(`{"pad":%q}`, strings.Repeat("x", 4096)))
+	assertErr(t, recv(t, done, "Ping to fail"), errs(mcplive.ErrClosed, mcplive.ErrProtocol), "read limit", "1024")
+	assertEqual(t, c.closeCode(), websocket.StatusCode(4009), "close code")
+}
+
 // Options.ReadLimit reaches the Client's WebSocket; after the violation the
 // client reconnects and works again.
 func TestHostileReadLimitClient(t *testing.T) {
