@@ -188,6 +188,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
     t.after(() => server.stop());
     const page = await b.newPage();
     t.after(() => page.context().close());
+    const DATA_ICON = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/%3E";
     const payload = `<img src=x onerror="window.__pwned='img'"><script>window.__pwned='script'</script><b>bold</b>`;
     // The demo's control API only accepts spec-syntax tool names: the
     // hostile name, title and icons are injected into the server's
@@ -197,7 +198,8 @@ describe("the demo page in headless Chromium", { skip }, () => {
       title: `<script>window.__pwned='title'</script>`,
       description: payload,
       inputSchema: { type: "object", properties: { [`<svg onload="window.__pwned='prop'">`]: { type: "string", description: payload } } },
-      icons: [{ src: "javascript:window.__pwned='icon'" }, { src: "http://127.0.0.1:9/tracker.png" }, { src: "/local.png" }],
+      // Only https: and data:image/ icons load: the first three are skipped, the data: one is shown.
+      icons: [{ src: "javascript:window.__pwned='icon'" }, { src: "http://127.0.0.1:9/tracker.png" }, { src: "/local.png" }, { src: DATA_ICON }],
     };
     await page.routeWebSocket(/\/mcp/, (ws) => {
       const srv = ws.connectToServer();
@@ -235,7 +237,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
       scripts: [...document.querySelectorAll("script")].map((s) => s.getAttribute("src")),
       bold: document.querySelectorAll("b, svg").length,
     }));
-    assert.deepEqual(dom, { pwned: undefined, imgs: [], scripts: ["app.js"], bold: 0 });
+    assert.deepEqual(dom, { pwned: undefined, imgs: [DATA_ICON], scripts: ["app.js"], bold: 0 });
     assert.deepEqual(page.problems, []);
   });
 
