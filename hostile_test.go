@@ -578,12 +578,12 @@ func TestHostileCursor(t *testing.T) {
 func TestHostileSilence(t *testing.T) {
 	t.Parallel()
 	h := startHostile(t, hostileOpts{})
-	const timeout = 500 * time.Millisecond
+	const timeout = time.Second
 	var logs logBuf
 	s, c := hostileSession(t, h, 0, &mcplive.Options{RequestTimeout: timeout, Logger: logs.logger()})
 	done := async(func() error { return s.Ping(context.Background()) })
 	m := c.expect("ping")
-	assertErr(t, recv(t, done, "Ping to time out"), errs(mcplive.ErrTimeout), "ping", "500ms")
+	assertErr(t, recv(t, done, "Ping to time out"), errs(mcplive.ErrTimeout), "ping", "1s")
 	n := c.expect("notifications/cancelled")
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`

@@ -648,7 +648,7 @@ func TestSessionCallerDeadline(t *testing.T) {
 	assertEqual(t, recv(t, p.cancelled, "server-side cancellation"), context.Canceled, "handler context error")
 
 	// A real deadline of the caller.
-	dctx, dcancel := context.WithTimeout(testCtx(t), 300*time.Millisecond)
+	dctx, dcancel := context.WithTimeout(testCtx(t), time.Second)
 	defer dcancel()
 	_, err = s.CallTool(dctx, "block", nil, nil)
 	assertErr(t, err, errs(context.DeadlineExceeded))
