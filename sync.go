@@ -108,7 +108,7 @@ func (s *syncer) release() {
 // older result never overwrites a newer one).
 func syncList[T Item](c *Client, l *List[T]) func(context.Context, *Session, uint64) {
 	return func(ctx context.Context, sess *Session, epoch uint64) {
-		items, err := listTyped[T](ctx, sess, l.kind)
+		items, err := relist(ctx, sess, l.kind, l.Snapshot().Items)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.epoch != epoch || c.sess != sess {
