@@ -183,7 +183,7 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
 });
 
 test("the README's snippets are these tested files, verbatim", async () => {
-  const docs = ["README.md", "docs/README-sections.md"].map((f) => join(ROOT, f)).filter(existsSync);
+  const docs = [join(ROOT, "README.md")];
   const found = new Set();
   for (const doc of docs) {
     const md = await readFile(doc, "utf8");
