@@ -445,3 +445,44 @@ func TestLiveConnectLostDuringFirstSync(t *testing.T) {
 		t.Errorf("Connect: %v, want ErrClosed", err)
 	}
 }
+
+// The result of a walk on a connection that has dropped is never applied
+// after the drop: the server answers the last page and closes at once, and
+// the client, still decoding that long page, has already moved on to a new
+// connection (whose list differs).
+func TestLiveResultOfDroppedConnectionNotApplied(t *testing.T) {
+	t.Parallel()
+	const n = 20000
+	srv := liveScripted(t, "", 0)
+	srv.Set(scripted.Tools, scripted.Tool("a"))
+	var armed atomic.Bool
+	srv.Hook = func(r *scripted.Request) error {
+		if r.Method == "tools/list" && armed.CompareAndSwap(true, false) {
+			// The answer, the old list, is made: the next connection
+			// will list the new one.
+			srv.Set(scripted.Tools, scripted.Tool("new"))
+			return scripted.ErrAnswerThenClose
+		}
+		return nil
+	}
+	c := liveConnect(t, srv.URL, nil)
+	rec := liveRecord(t, c.Tools())
+	old := make([]json.RawMessage, n)
+	for i := range old {
+		old[i] = json.RawMessage(fmt.Sprintf(`{"name":"old%05d"}`, i))
+	}
+	srv.Set(scripted.Tools, old...)
+	armed.Store(true)
+	srv.Notify(notifyTools, nil)
+	liveWait(t, c.Tools(), "the new connection's list", liveHasKeys[mcplive.Tool]([]string{"new"}))
+	seenStale := false
+	for _, u := range rec.all() {
+		if len(u.Items) != n && len(u.Items) != 1 {
+			t.Errorf("a list that no connection had: %s", liveDescribe(u.Snapshot))
+		}
+		seenStale = seenStale || u.Status == mcplive.StatusStale
+		if seenStale && len(u.Items) == n {
+			t.Fatalf("the dropped connection's list was applied after the drop: %s", liveDescribeAll(rec.all()))
+		}
+	}
+}

@@ -44,6 +44,10 @@ const DefaultCaps = `{"tools":{"listChanged":true},"prompts":{"listChanged":true
 // ErrDrop, returned by a Hook, leaves the request unanswered for good.
 var ErrDrop = errors.New("scripted: drop the request")
 
+// ErrAnswerThenClose, returned by a Hook, sends the answer and then closes
+// the connection at once (a server that crashes right after answering).
+var ErrAnswerThenClose = errors.New("scripted: answer, then close the connection")
+
 // Request is one client request as the server received it.
 type Request struct {
 	Conn   int // the connection's number, from 1
@@ -314,6 +318,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case errors.Is(hookErr, ErrDrop):
 				return
+			case errors.Is(hookErr, ErrAnswerThenClose):
+				defer c.close()
 			case hookErr != nil:
 				result, rerr = nil, &rpcError{Code: -32603, Message: hookErr.Error()}
 			}
