@@ -203,6 +203,7 @@ func (b *bench) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	b.mu.Lock()
 	b.seq++
+	seq := b.seq
 	c := &wsConn{label: label, ws: ws}
 	b.conns[c] = struct{}{}
 	b.mu.Unlock()
@@ -214,7 +215,7 @@ func (b *bench) serveMCP(w http.ResponseWriter, r *http.Request) {
 
 	// The session ID carries the label, so the receiving middleware can
 	// count per label.
-	t := &mcpws.Transport{Conn: ws, SessionID: fmt.Sprintf("%s#%d", label, b.seq)}
+	t := &mcpws.Transport{Conn: ws, SessionID: fmt.Sprintf("%s#%d", label, seq)}
 	ss, err := b.srv.Connect(r.Context(), t, nil)
 	if err != nil {
 		ws.Close(mcpws.StatusInternalError, "could not start the MCP session")
