@@ -50,8 +50,8 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 	default:
 		return nil, 0, protocolError("message is not a JSON object: %s", snippet(data))
 	}
-	var m wireMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := parseEnvelope(data)
+	if err != nil {
 		return nil, 0, protocolError("message is not valid JSON-RPC (%v): %s", err, snippet(data))
 	}
 	if m.JSONRPC != "2.0" {
@@ -72,25 +72,76 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 			return nil, 0, protocolError("message has both a method and a result or error: %s", snippet(data))
 		}
 		if hasID {
-			return &m, kindRequest, nil
+			return m, kindRequest, nil
 		}
 		if len(m.ID) > 0 {
 			return nil, 0, protocolError("request with a null id: %s", snippet(data))
 		}
-		return &m, kindNotification, nil
+		return m, kindNotification, nil
 	case m.Error != nil:
 		if m.Result != nil {
 			return nil, 0, protocolError("response has both a result and an error: %s", snippet(data))
 		}
-		return &m, kindResponse, nil // the id may be null: see readLoop
+		return m, kindResponse, nil // the id may be null: see readLoop
 	case m.Result != nil:
 		if !hasID {
 			return nil, 0, protocolError("response without an id: %s", snippet(data))
 		}
-		return &m, kindResponse, nil
+		return m, kindResponse, nil
 	default:
 		return nil, 0, protocolError("message is neither a request, a notification nor a response: %s", snippet(data))
 	}
+}
+
+// parseEnvelope validates data as one JSON object and picks the members of
+// a JSON-RPC message out of it. The raw members (id, params, result) are
+// sub-slices of data, which the caller owns and never reuses. Member names
+// match exactly (encoding/json would also take "ID" for "id"); a repeated
+// member keeps its last value, as with encoding/json.
+func parseEnvelope(data []byte) (*wireMessage, error) {
+	var m wireMessage
+	isObject, err := forEachMember(data, func(key string, val []byte) error {
+		switch key {
+		case "jsonrpc":
+			if val[0] != '"' {
+				return fmt.Errorf(`"jsonrpc" is not a string`)
+			}
+			m.JSONRPC = unquote(val)
+		case "id":
+			m.ID = json.RawMessage(val)
+		case "method":
+			switch val[0] {
+			case '"':
+				m.Method = unquote(val)
+			case 'n':
+				m.Method = ""
+			default:
+				return fmt.Errorf(`"method" is not a string`)
+			}
+		case "params":
+			m.Params = json.RawMessage(val)
+		case "result":
+			m.Result = json.RawMessage(val)
+		case "error":
+			m.Error = nil
+			if val[0] == 'n' {
+				return nil
+			}
+			var e RPCError
+			if err := json.Unmarshal(val, &e); err != nil {
+				return fmt.Errorf(`bad "error": %v`, err)
+			}
+			m.Error = &e
+		}
+		return nil
+	})
+	if err == nil && !isObject {
+		err = errors.New("not a JSON object")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // snippet returns a short printable excerpt of a message for error texts.

@@ -3,6 +3,7 @@ package mcplive
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -15,38 +16,50 @@ import (
 // overwrite the next one.
 type rawRef []byte
 
-func (r *rawRef) UnmarshalJSON(b []byte) error {
-	*r = b[:len(b):len(b)]
-	return nil
-}
-
-// listPage is one page of any of the four list results: the items array
-// of its kind, undecoded, and the cursor.
-type listPage struct {
-	Tools             rawRef  `json:"tools"`
-	Prompts           rawRef  `json:"prompts"`
-	Resources         rawRef  `json:"resources"`
-	ResourceTemplates rawRef  `json:"resourceTemplates"`
-	NextCursor        *string `json:"nextCursor"`
+// parseListPage validates a list result and returns its items array
+// (field: "tools", "prompts", "resources" or "resourceTemplates"),
+// undecoded, and its cursor. The items share res's bytes (see rawRef).
+func parseListPage(res []byte, field string) (items rawRef, next *string, err error) {
+	isObject, err := forEachMember(res, func(key string, val []byte) error {
+		switch key {
+		case field:
+			items = rawRef(val[:len(val):len(val)])
+		case "nextCursor":
+			switch val[0] {
+			case '"':
+				s := unquote(val)
+				next = &s
+			case 'n':
+				next = nil
+			default:
+				return errors.New(`"nextCursor" is not a string`)
+			}
+		}
+		return nil
+	})
+	if err == nil && !isObject {
+		err = errors.New("the result is not a JSON object")
+	}
+	return items, next, err
 }
 
 // kindSpec ties a list kind to its method, page field and capability.
 type kindSpec struct {
 	kind   Kind
 	method string
-	items  func(*listPage) rawRef
+	field  string // the items' member in a page
 	cap    func(ServerCapabilities) bool
 	name   string // the capability, for error texts
 }
 
 var kindSpecs = map[Kind]kindSpec{
-	KindTools: {KindTools, methodListTools, func(p *listPage) rawRef { return p.Tools },
+	KindTools: {KindTools, methodListTools, "tools",
 		func(c ServerCapabilities) bool { return c.Tools != nil }, "tools"},
-	KindPrompts: {KindPrompts, methodListPrompts, func(p *listPage) rawRef { return p.Prompts },
+	KindPrompts: {KindPrompts, methodListPrompts, "prompts",
 		func(c ServerCapabilities) bool { return c.Prompts != nil }, "prompts"},
-	KindResources: {KindResources, methodListResources, func(p *listPage) rawRef { return p.Resources },
+	KindResources: {KindResources, methodListResources, "resources",
 		func(c ServerCapabilities) bool { return c.Resources != nil }, "resources"},
-	KindResourceTemplates: {KindResourceTemplates, methodListTemplates, func(p *listPage) rawRef { return p.ResourceTemplates },
+	KindResourceTemplates: {KindResourceTemplates, methodListTemplates, "resourceTemplates",
 		func(c ServerCapabilities) bool { return c.Resources != nil }, "resources"},
 }
 
@@ -69,25 +82,29 @@ func (s *Session) listRaw(ctx context.Context, kind Kind) ([]rawRef, error) {
 		if cursor != nil {
 			params = map[string]string{"cursor": *cursor}
 		}
-		var p listPage
-		if err := s.requestInto(ctx, spec.method, params, &p, nil); err != nil {
+		res, err := s.request(ctx, spec.method, params)
+		if err != nil {
 			return nil, err
 		}
-		all = append(all, spec.items(&p))
-		if p.NextCursor == nil || *p.NextCursor == "" {
+		items, next, err := parseListPage(res, spec.field)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
+		}
+		all = append(all, items)
+		if next == nil || *next == "" {
 			return all, nil
 		}
-		if seen[*p.NextCursor] {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *p.NextCursor, page))
+		if seen[*next] {
+			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
 		}
-		seen[*p.NextCursor] = true
-		cursor = p.NextCursor
+		seen[*next] = true
+		cursor = next
 	}
 }
 
 // splitArray returns the elements of the JSON array b as sub-slices of b.
-// b must be valid JSON: it comes out of a json.Unmarshal, which checked
-// it. That lets one plain pass over the bytes replace the scanner of
+// b must be valid JSON: it comes out of parseListPage, whose scanner
+// checked it. That lets one plain pass over the bytes replace the scanner of
 // encoding/json. A value that is not an array reports false; null is an
 // empty list.
 func splitArray(b []byte) ([]rawRef, bool) {

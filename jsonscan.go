@@ -1,0 +1,255 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// A small, strict JSON scanner for the envelopes this package reads on
+// every message: the JSON-RPC message and the list page. encoding/json
+// scans its whole input once to validate it and again to decode it, with a
+// function call per byte; for a 30 KB page of tools that happens for the
+// message, again for the result, and again for each item. In wasm that
+// dominated the time of a re-list. Here one plain pass validates the
+// envelope and finds its members; only the small members and the items
+// that are new are handed to encoding/json.
+
+const maxNesting = 10000 // as encoding/json
+
+var errSyntax = errors.New("invalid JSON")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanValue validates the JSON value that starts at b[i] (no leading white
+// space) and returns the index just past it.
+func scanValue(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{':
+		return scanObject(b, i, depth+1, nil)
+	case c == '[':
+		return scanArray(b, i, depth+1, nil)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i)
+	default:
+		return 0, fmt.Errorf("%w: unexpected %q at offset %d", errSyntax, c, i)
+	}
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return 0, fmt.Errorf("%w: bad literal at offset %d", errSyntax, i)
+	}
+	return i + len(lit), nil
+}
+
+func scanNumber(b []byte, i int) (int, error) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return 0, fmt.Errorf("%w: bad number at offset %d", errSyntax, start)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, fmt.Errorf("%w: bad number at offset %d", errSyntax, start)
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, fmt.Errorf("%w: bad number at offset %d", errSyntax, start)
+		}
+	}
+	return i, nil
+}
+
+// scanString validates the string token at b[i] ('"') and returns the index
+// past its closing quote.
+func scanString(b []byte, i int) (int, error) {
+	start := i
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				break
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return 0, fmt.Errorf("%w: bad \\u escape at offset %d", errSyntax, i)
+				}
+				i += 4
+			default:
+				return 0, fmt.Errorf("%w: bad escape at offset %d", errSyntax, i)
+			}
+		case c < 0x20:
+			return 0, fmt.Errorf("%w: control character in string at offset %d", errSyntax, i)
+		}
+	}
+	return 0, fmt.Errorf("%w: unterminated string at offset %d", errSyntax, start)
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// scanObject validates the object at b[i] ('{'); member, when not nil, is
+// called with each member's key token (with its quotes) and value.
+func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int, error) {
+	if depth > maxNesting {
+		return 0, fmt.Errorf("%w: nested too deep", errSyntax)
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, fmt.Errorf("%w: expected a member name at offset %d", errSyntax, i)
+		}
+		keyEnd, err := scanString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i:keyEnd]
+		i = skipWS(b, keyEnd)
+		if i >= len(b) || b[i] != ':' {
+			return 0, fmt.Errorf("%w: expected ':' at offset %d", errSyntax, i)
+		}
+		i = skipWS(b, i+1)
+		valEnd, err := scanValue(b, i, depth)
+		if err != nil {
+			return 0, err
+		}
+		if member != nil {
+			if err := member(key, b[i:valEnd]); err != nil {
+				return 0, err
+			}
+		}
+		i = skipWS(b, valEnd)
+		if i >= len(b) {
+			return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, fmt.Errorf("%w: expected ',' or '}' at offset %d", errSyntax, i)
+		}
+	}
+}
+
+// scanArray validates the array at b[i] ('['); elem, when not nil, is
+// called with each element.
+func scanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
+	if depth > maxNesting {
+		return 0, fmt.Errorf("%w: nested too deep", errSyntax)
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		end, err := scanValue(b, i, depth)
+		if err != nil {
+			return 0, err
+		}
+		if elem != nil {
+			elem(b[i:end:end])
+		}
+		i = skipWS(b, end)
+		if i >= len(b) {
+			return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return i + 1, nil
+		default:
+			return 0, fmt.Errorf("%w: expected ',' or ']' at offset %d", errSyntax, i)
+		}
+	}
+}
+
+// forEachMember validates that b is exactly one JSON object (white space
+// around allowed) and calls member for each of its members, with the key
+// decoded. It reports false for a valid value that is not an object.
+func forEachMember(b []byte, member func(key string, val []byte) error) (isObject bool, err error) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		end, err := scanValue(b, i, 0)
+		if err == nil && skipWS(b, end) != len(b) {
+			err = fmt.Errorf("%w: data after the value", errSyntax)
+		}
+		return false, err
+	}
+	end, err := scanObject(b, i, 1, func(key, val []byte) error {
+		return member(unquote(key), val)
+	})
+	if err != nil {
+		return true, err
+	}
+	if skipWS(b, end) != len(b) {
+		return true, fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
+	}
+	return true, nil
+}
+
+// unquote returns the text of a validated string token. Escapes and
+// non-ASCII bytes go through encoding/json, which also turns invalid UTF-8
+// into U+FFFD.
+func unquote(tok []byte) string {
+	inner := tok[1 : len(tok)-1]
+	for _, c := range inner {
+		if c == '\\' || c >= 0x80 {
+			var s string
+			if json.Unmarshal(tok, &s) != nil {
+				return ""
+			}
+			return s
+		}
+	}
+	return string(inner)
+}

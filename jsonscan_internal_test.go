@@ -1,0 +1,59 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// scanAll reports whether b is exactly one valid JSON value by the
+// package's scanner.
+func scanAll(b []byte) bool {
+	i := skipWS(b, 0)
+	end, err := scanValue(b, i, 0)
+	return err == nil && skipWS(b, end) == len(b)
+}
+
+var scanSeeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `-1.0E-2`, `true`, `false`, `null`,
+	`{"a":[1,2,{"b":"c\u00e9\n"}],"d":null}`, ` {"a" : 1 } `,
+	`01`, `1.`, `.5`, `-`, `1e`, `+1`, `"\x"`, `"\u12"`, "\"a\x01\"", `{"a":1,}`, `[1,]`, `[1 2]`,
+	`{"a" 1}`, `{1:2}`, `tru`, `nul`, `"unterminated`, `{"a":1}}`, `[[[[`, `]`, ``, ` `,
+	"\"\xff\xfe\"", `"\/\b\f\n\r\t\"\\"`,
+}
+
+func TestScanMatchesEncodingJSON(t *testing.T) {
+	for _, s := range scanSeeds {
+		if got, want := scanAll([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("scan(%q) = %v, json.Valid = %v", s, got, want)
+		}
+	}
+}
+
+// FuzzScanMatchesEncodingJSON checks the scanner against encoding/json:
+// both must accept exactly the same inputs.
+func FuzzScanMatchesEncodingJSON(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := scanAll(b), json.Valid(b); got != want {
+			t.Fatalf("scan(%q) = %v, json.Valid = %v", b, got, want)
+		}
+	})
+}
+
+func TestParseListPage(t *testing.T) {
+	items, next, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), "tools")
+	if err != nil || string(items) != `[{"name":"a"}]` || next == nil || *next != "c2" {
+		t.Fatalf("got %s %v %v", items, next, err)
+	}
+	items, next, err = parseListPage([]byte(`{"tools":[]}`), "tools")
+	if err != nil || string(items) != `[]` || next != nil {
+		t.Fatalf("got %s %v %v", items, next, err)
+	}
+	for _, bad := range []string{`[]`, `{"tools":[}`, `{"tools":[],"nextCursor":5}`, `"x"`} {
+		if _, _, err := parseListPage([]byte(bad), "tools"); err == nil {
+			t.Errorf("parseListPage(%s): no error", bad)
+		}
+	}
+}
