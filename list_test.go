@@ -26,9 +26,9 @@ import (
 )
 
 const (
-	notifyTools     = "notifications/tools/list_changed"
-	notifyPrompts   = "notifications/prompts/list_changed"
-	notifyResources = "notifications/resources/list_changed"
+	liveNotifyTools     = "notifications/tools/list_changed"
+	liveNotifyPrompts   = "notifications/prompts/list_changed"
+	liveNotifyResources = "notifications/resources/list_changed"
 )
 
 var livePageSizes = []int{1, 7}
@@ -241,10 +241,10 @@ type liveScriptedKind struct {
 }
 
 var liveScriptedKinds = []liveScriptedKind{
-	{scripted.Tools, scripted.Tool, notifyTools},
-	{scripted.Prompts, scripted.Prompt, notifyPrompts},
-	{scripted.Resources, func(k string, d ...string) json.RawMessage { return scripted.Resource("file:///"+k, d...) }, notifyResources},
-	{scripted.ResourceTemplates, func(k string, d ...string) json.RawMessage { return scripted.Template("file:///"+k+"/{x}", d...) }, notifyResources},
+	{scripted.Tools, scripted.Tool, liveNotifyTools},
+	{scripted.Prompts, scripted.Prompt, liveNotifyPrompts},
+	{scripted.Resources, func(k string, d ...string) json.RawMessage { return scripted.Resource("file:///"+k, d...) }, liveNotifyResources},
+	{scripted.ResourceTemplates, func(k string, d ...string) json.RawMessage { return scripted.Template("file:///"+k+"/{x}", d...) }, liveNotifyResources},
 }
 
 // Same rule, with several additions, removals and changes made atomically
@@ -356,7 +356,7 @@ func TestLiveBurstDuringRelistCostsOneMore(t *testing.T) {
 	}
 	o := liveOptions()
 	o.OnNotification = func(method string, _ json.RawMessage) {
-		if method == notifyTools && routed.Add(1) == burst {
+		if method == liveNotifyTools && routed.Add(1) == burst {
 			close(allRouted)
 		}
 	}
@@ -367,13 +367,13 @@ func TestLiveBurstDuringRelistCostsOneMore(t *testing.T) {
 	// with a@v1, and held. Then a changes, and 999 more notifications come
 	// while the walk is in flight.
 	hold.Store(true)
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveRecv(t, held, "first page request")
 	srv.Update(scripted.Tools, func(items []json.RawMessage) []json.RawMessage {
 		items[0] = scripted.Tool("a", "v2")
 		return items
 	})
-	srv.Burst(notifyTools, nil, burst-1)
+	srv.Burst(liveNotifyTools, nil, burst-1)
 
 	liveWait(t, c.Tools(), "a@v2", func(s mcplive.Snapshot[mcplive.Tool]) bool { return liveDescs(s.Items)["a"] == "v2" })
 	// Refresh is a barrier: it returns after a walk that started after it.
@@ -403,7 +403,7 @@ func TestLiveBurstCostsAtMostTwoMore(t *testing.T) {
 	allRouted := make(chan struct{})
 	o := liveOptions()
 	o.OnNotification = func(method string, _ json.RawMessage) {
-		if method == notifyTools && routed.Add(1) == burst {
+		if method == liveNotifyTools && routed.Add(1) == burst {
 			close(allRouted)
 		}
 	}
@@ -411,7 +411,7 @@ func TestLiveBurstCostsAtMostTwoMore(t *testing.T) {
 	walks0 := c.Walks(mcplive.KindTools)
 
 	srv.Update(scripted.Tools, func(items []json.RawMessage) []json.RawMessage { return append(items, scripted.Tool("z")) })
-	srv.Burst(notifyTools, nil, burst)
+	srv.Burst(liveNotifyTools, nil, burst)
 	liveRecv(t, allRouted, "all notifications handled")
 	liveWait(t, c.Tools(), "with z", liveHasKeys[mcplive.Tool]([]string{"a", "b", "c", "z"}))
 	// Walks are counted when they start; every trigger has happened. A walk
@@ -446,7 +446,7 @@ func TestLiveOlderResultNeverOverwritesNewer(t *testing.T) {
 	rec := liveRecord(t, c.Tools())
 	for i := 1; i <= rounds; i++ {
 		srv.Set(scripted.Tools, scripted.Tool(fmt.Sprintf("gen-%03d", i)))
-		srv.Notify(notifyTools, nil)
+		srv.Notify(liveNotifyTools, nil)
 		if i%50 == 0 {
 			_ = c.Refresh(liveCtx(t), mcplive.KindTools) // refreshes join the same single flight
 		}
@@ -499,7 +499,7 @@ func TestLiveResourcesListChangedRelistsTemplates(t *testing.T) {
 		c := liveConnect(t, srv.URL, nil)
 		r0, t0 := c.Walks(mcplive.KindResources), c.Walks(mcplive.KindResourceTemplates)
 		srv.Set(scripted.ResourceTemplates, scripted.Template("file:///t/{x}"), scripted.Template("file:///u/{x}"))
-		srv.Notify(notifyResources, nil)
+		srv.Notify(liveNotifyResources, nil)
 		liveWait(t, c.ResourceTemplates(), "two templates", liveHasKeys[mcplive.ResourceTemplate]([]string{"file:///t/{x}", "file:///u/{x}"}))
 		if err := c.Refresh(liveCtx(t), mcplive.KindResources); err != nil { // barrier for the resources walk
 			t.Fatal(err)
@@ -542,17 +542,17 @@ func TestLiveListChangedForKindNotOffered(t *testing.T) {
 	o.Logger = logs.Logger()
 	c := liveConnect(t, srv.URL, o)
 	pr, rr, tr := liveRecord(t, c.Prompts()), liveRecord(t, c.Resources()), liveRecord(t, c.ResourceTemplates())
-	srv.Notify(notifyPrompts, nil)
-	srv.Notify(notifyResources, nil)
+	srv.Notify(liveNotifyPrompts, nil)
+	srv.Notify(liveNotifyResources, nil)
 	// Notifications are handled in order: once the tools change is in,
 	// the two before it have been handled.
 	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveWait(t, c.Tools(), "two tools", liveHasKeys[mcplive.Tool]([]string{"a", "b"}))
 	// And one more change, so that any update queued for the other lists
 	// before it has been delivered.
 	srv.Set(scripted.Tools, scripted.Tool("a"))
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveWait(t, c.Tools(), "one tool", liveHasKeys[mcplive.Tool]([]string{"a"}))
 
 	for _, m := range []string{"prompts/list", "resources/list", "resources/templates/list"} {
@@ -573,7 +573,7 @@ func TestLiveListChangedForKindNotOffered(t *testing.T) {
 			t.Errorf("%s: status %s, err %v, %d updates; want unsupported, nil, 0", name, got.s, got.e, got.n)
 		}
 	}
-	for _, m := range []string{notifyPrompts, notifyResources} {
+	for _, m := range []string{liveNotifyPrompts, liveNotifyResources} {
 		if len(logs.find(m)) != 1 {
 			t.Errorf("want one log record about the ignored %s; log: %v", m, logs.find())
 		}
@@ -601,13 +601,13 @@ func TestLiveFailedRelistKeepsItems(t *testing.T) {
 	// A notification whose re-list fails.
 	failing.Store(true)
 	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"), scripted.Tool("c"), scripted.Tool("d"))
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	u := rec.at(t, 0)
 	liveCheckFailed(t, u, 1, abc)
 
 	// The next notification retries and recovers.
 	failing.Store(false)
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	u = rec.at(t, 1)
 	liveCheckUpdate(t, u, 2, []string{"a", "b", "c", "d"}, []string{"d"}, nil, nil)
 
@@ -655,16 +655,25 @@ func TestLiveSameContentNoUpdate(t *testing.T) {
 				}
 				srv.Set(k.kind, items...)
 			}
-			c := liveConnect(t, srv.URL, nil)
+			routed := make(chan string, 3)
+			o := liveOptions()
+			o.OnNotification = func(m string, _ json.RawMessage) { // after the client's own handling
+				select {
+				case routed <- m:
+				default:
+				}
+			}
+			c := liveConnect(t, srv.URL, o)
 			tr, pr, rr, mr := liveRecord(t, c.Tools()), liveRecord(t, c.Prompts()), liveRecord(t, c.Resources()), liveRecord(t, c.ResourceTemplates())
 			w0 := c.Walks(mcplive.KindTools)
-			for _, m := range []string{notifyTools, notifyPrompts, notifyResources} {
+			for _, m := range []string{liveNotifyTools, liveNotifyPrompts, liveNotifyResources} {
 				srv.Notify(m, nil)
+				liveRecv(t, routed, m)
 			}
 			if err := c.Refresh(liveCtx(t), ""); err != nil {
 				t.Fatal(err)
 			}
-			if w := c.Walks(mcplive.KindTools) - w0; w < 2 {
+			if w := c.Walks(mcplive.KindTools) - w0; w != 2 {
 				t.Fatalf("tools walks: %d, want the notification's and the Refresh's", w)
 			}
 			// Now a real change of each list: it must be the first update.
@@ -724,7 +733,7 @@ func TestLiveRefreshSingleFlight(t *testing.T) {
 	// Refreshes while a walk is held: they wait for it, then share one walk
 	// that sees what changed meanwhile.
 	hold.Store(true)
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveRecv(t, held, "held walk")
 	const n = 8
 	var wg sync.WaitGroup
@@ -792,7 +801,7 @@ func TestLiveSubscribeGetsOnlyLaterUpdates(t *testing.T) {
 	})
 	defer stop()
 	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveRecv(t, entered, "tools update delivered")
 
 	srv.Set(scripted.Prompts, scripted.Prompt("p"), scripted.Prompt("q"))
@@ -819,7 +828,7 @@ func TestLiveSubscribeGetsOnlyLaterUpdates(t *testing.T) {
 	release()
 
 	srv.Set(scripted.Prompts, scripted.Prompt("q"))
-	srv.Notify(notifyPrompts, nil)
+	srv.Notify(liveNotifyPrompts, nil)
 	u := rec.at(t, 0)
 	if u.Version != 3 || len(u.Removed) != 1 || u.Removed[0].Key() != "p" {
 		t.Errorf("first update after subscribing at version 2: %s; want version 3 removing p", liveDescribeAll(rec.all()))

@@ -193,7 +193,7 @@ func TestLiveInFlightFailsOnDrop(t *testing.T) {
 	states := liveWatchStates(t, c)
 
 	holdList.Store(true)
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveRecv(t, listHeld, "held walk")
 	callErr := make(chan error, 1)
 	go func() {
@@ -473,7 +473,7 @@ func TestLiveResultOfDroppedConnectionNotApplied(t *testing.T) {
 	}
 	srv.Set(scripted.Tools, old...)
 	armed.Store(true)
-	srv.Notify(notifyTools, nil)
+	srv.Notify(liveNotifyTools, nil)
 	liveWait(t, c.Tools(), "the new connection's list", liveHasKeys[mcplive.Tool]([]string{"new"}))
 	seenStale := false
 	for _, u := range rec.all() {
