@@ -101,8 +101,11 @@ test_go() {
   go test -race -count=1 -timeout 15m ./...
   say "fuzz smoke (a few seconds per target)"
   go test -run '^$' -fuzz '^FuzzDecodeMessage$' -fuzztime "${FUZZTIME:-5s}" .
-  say "wasm build of the root package"
+  go test -run '^$' -fuzz '^FuzzScanMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-5s}" .
+  say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -o /dev/null .
+  need_node
+  PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -count=1 ./wasm/
 }
 
 test_js() {

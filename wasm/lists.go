@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
 
 	"github.com/mcplive/mcplive"
@@ -80,12 +82,112 @@ func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop, resync func(
 }
 
 func send(h *hooks, msg *listMsg) {
-	b, err := json.Marshal(msg)
+	b, err := msg.encode()
 	if err != nil {
 		consoleError("mcplive: cannot encode a list update: " + err.Error())
 		return
 	}
 	h.list(b)
+}
+
+// encode writes msg as JSON, as json.Marshal would, but copies the items'
+// raw JSON as it is: it was validated when the page was read, and
+// json.Marshal would scan every byte of it again (slow in wasm, and a full
+// list can be megabytes).
+func (m *listMsg) encode() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":`)
+	writeString(&b, string(m.Kind))
+	b.WriteString(`,"version":`)
+	b.WriteString(strconv.FormatUint(m.Version, 10))
+	b.WriteString(`,"status":`)
+	writeString(&b, string(m.Status))
+	b.WriteString(`,"error":`)
+	if m.Error == nil {
+		b.WriteString("null")
+	} else {
+		e, err := json.Marshal(m.Error)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(e)
+	}
+	if m.Full {
+		b.WriteString(`,"full":true`)
+	}
+	b.WriteString(`,"keys":`)
+	if m.Keys == nil {
+		b.WriteString("null")
+	} else {
+		b.WriteByte('[')
+		for i, k := range m.Keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(&b, k)
+		}
+		b.WriteByte(']')
+	}
+	writeRaws(&b, "added", m.Added)
+	writeRaws(&b, "changed", m.Changed)
+	if len(m.Removed) > 0 {
+		b.WriteString(`,"removed":[`)
+		for i, k := range m.Removed {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(&b, k)
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeRaws(b *bytes.Buffer, name string, raws []json.RawMessage) {
+	if len(raws) == 0 {
+		return
+	}
+	b.WriteString(`,"` + name + `":[`)
+	for i, r := range raws {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(r)
+	}
+	b.WriteByte(']')
+}
+
+// writeString writes s as a JSON string.
+func writeString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
 }
 
 func keys[T mcplive.Item](items []T) []string {
