@@ -556,6 +556,10 @@ func (c *Client) startHeartbeat(sess *Session) {
 			ctx, cancel := context.WithTimeout(c.ctx, c.opts.HeartbeatTimeout)
 			_, err := sess.rpc.call(ctx, methodPing, nil)
 			cancel()
+			var rpcErr *RPCError
+			if errors.As(err, &rpcErr) {
+				continue // an error answer is an answer: the server is there
+			}
 			if err != nil && c.ctx.Err() == nil {
 				select {
 				case <-sess.Done():

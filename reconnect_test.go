@@ -486,3 +486,31 @@ func TestLiveResultOfDroppedConnectionNotApplied(t *testing.T) {
 		}
 	}
 }
+
+// A server that answers ping with an error is alive: the heartbeat must
+// not drop the connection (some servers do not implement ping).
+func TestLiveHeartbeatErrorAnswerIsAlive(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 0)
+	const want = 5
+	pings := make(chan int, 64)
+	srv.Hook = func(r *scripted.Request) error {
+		if r.Method == "ping" {
+			pings <- r.Conn
+			return errors.New("ping is not implemented here")
+		}
+		return nil
+	}
+	o := liveOptions()
+	o.HeartbeatInterval, o.HeartbeatTimeout = 5*time.Millisecond, time.Second
+	c := liveConnect(t, srv.URL, o)
+	states := liveWatchStates(t, c)
+	for i := 0; i < want; i++ {
+		if conn := liveRecv(t, pings, "ping"); conn != 1 {
+			t.Fatalf("ping %d came on connection %d: the client dropped a connection whose server answered ping with an error", i+1, conn)
+		}
+	}
+	if got := states.all(); len(got) != 0 {
+		t.Errorf("state changes: %v, want none", got)
+	}
+}
