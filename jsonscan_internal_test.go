@@ -51,9 +51,42 @@ func TestParseListPage(t *testing.T) {
 	if err != nil || string(items) != `[]` || next != nil {
 		t.Fatalf("got %s %v %v", items, next, err)
 	}
-	for _, bad := range []string{`[]`, `{"tools":[}`, `{"tools":[],"nextCursor":5}`, `"x"`} {
+	// parseListPage takes results that parseEnvelope validated; on
+	// anything else it must still fail or succeed without a panic.
+	for _, odd := range []string{`{"tools":[}`, `{"tools`, `{"a":"\`, `{"a":[[[`, `{`, `{"a"`, `{"a":`, `{"a":1,`, `{"tools":"x"}`} {
+		parseListPage([]byte(odd), "tools")
+	}
+	for _, bad := range []string{`[]`, `{"tools":[],"nextCursor":5}`, `"x"`, ``} {
 		if _, _, err := parseListPage([]byte(bad), "tools"); err == nil {
 			t.Errorf("parseListPage(%s): no error", bad)
 		}
 	}
+}
+
+// FuzzParseListPage: on valid results it agrees with encoding/json; on
+// anything it never panics.
+func FuzzParseListPage(f *testing.F) {
+	for _, s := range []string{`{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"x"}`, `{"tools":[]}`, `{"nextCursor":null,"tools":[1]}`, `{"tools":[}`, `{"a":"\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		items, next, err := parseListPage(b, "tools")
+		if !json.Valid(b) || err != nil {
+			return
+		}
+		var m map[string]json.RawMessage // exact member names, last one wins
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		if string(items) != string(m["tools"]) {
+			t.Fatalf("items %q, encoding/json %q", items, m["tools"])
+		}
+		var want *string
+		if json.Unmarshal(m["nextCursor"], &want) != nil && m["nextCursor"] != nil {
+			t.Fatalf("cursor %q accepted", m["nextCursor"])
+		}
+		if (next == nil) != (want == nil) || (next != nil && *next != *want) {
+			t.Fatalf("cursor %v, encoding/json %v", next, want)
+		}
+	})
 }

@@ -206,7 +206,7 @@ func diff[T Item](old, cur []T) (added, removed, changed []T, reordered bool) {
 		switch {
 		case !ok:
 			added = append(added, it)
-		case !bytes.Equal(old[j].RawJSON(), it.RawJSON()):
+		case !sameBytes(old[j].RawJSON(), it.RawJSON()):
 			changed = append(changed, it)
 		}
 		if ok && (j >= len(old) || i >= len(old) || old[i].Key() != k) {
@@ -223,4 +223,16 @@ func diff[T Item](old, cur []T) (added, removed, changed []T, reordered bool) {
 		reordered = reordered || (len(added) == 0 && len(removed) == 0)
 	}
 	return added, removed, changed, reordered
+}
+
+// sameBytes is bytes.Equal that answers at once for the same slice: a
+// re-list reuses unchanged items, raw JSON included.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
 }

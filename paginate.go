@@ -16,12 +16,35 @@ import (
 // overwrite the next one.
 type rawRef []byte
 
-// parseListPage validates a list result and returns its items array
-// (field: "tools", "prompts", "resources" or "resourceTemplates"),
-// undecoded, and its cursor. The items share res's bytes (see rawRef).
+// parseListPage returns a list result's items array (field: "tools",
+// "prompts", "resources" or "resourceTemplates"), undecoded, and its
+// cursor. res was validated with the whole message (parseEnvelope), so it
+// is walked here without a second validation; the walk still checks every
+// bound and never panics, whatever res holds. The items share res's bytes
+// (see rawRef).
 func parseListPage(res []byte, field string) (items rawRef, next *string, err error) {
-	isObject, err := forEachMember(res, func(key string, val []byte) error {
-		switch key {
+	i := skipSpace(res, 0)
+	if i >= len(res) || res[i] != '{' {
+		return nil, nil, errors.New("the result is not a JSON object")
+	}
+	i = skipSpace(res, i+1)
+	for i < len(res) && res[i] != '}' {
+		keyEnd := skipValid(res, i)
+		if res[i] != '"' || keyEnd < i+2 {
+			return nil, nil, errSyntax
+		}
+		key := res[i:keyEnd]
+		i = skipSpace(res, keyEnd)
+		if i >= len(res) || res[i] != ':' {
+			return nil, nil, errSyntax
+		}
+		i = skipSpace(res, i+1)
+		end := skipValid(res, i)
+		if end <= i {
+			return nil, nil, errSyntax
+		}
+		val := res[i:end]
+		switch unquote(key) {
 		case field:
 			items = rawRef(val[:len(val):len(val)])
 		case "nextCursor":
@@ -32,15 +55,63 @@ func parseListPage(res []byte, field string) (items rawRef, next *string, err er
 			case 'n':
 				next = nil
 			default:
-				return errors.New(`"nextCursor" is not a string`)
+				return nil, nil, errors.New(`"nextCursor" is not a string`)
 			}
 		}
-		return nil
-	})
-	if err == nil && !isObject {
-		err = errors.New("the result is not a JSON object")
+		i = skipSpace(res, end)
+		if i < len(res) && res[i] == ',' {
+			i = skipSpace(res, i+1)
+		}
 	}
-	return items, next, err
+	return items, next, nil
+}
+
+// skipValid returns the index just past the JSON value at b[i], which is
+// known to be valid; -1 if b ends first.
+func skipValid(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := skipValid(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default:
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return i
+			}
+		}
+		return i
+	}
 }
 
 // kindSpec ties a list kind to its method, page field and capability.
@@ -271,24 +342,40 @@ func relist[T Item](ctx context.Context, s *Session, kind Kind, prev []T) ([]T, 
 	if len(prev) == 0 {
 		return decodeItems[T](kind, pages)
 	}
-	// The raw JSON of a listed item is never modified, so a string view
-	// of it is a safe map key that costs no copy.
-	known := make(map[string]int, len(prev))
-	for i, it := range prev {
-		if raw := it.RawJSON(); len(raw) > 0 {
-			known[unsafe.String(&raw[0], len(raw))] = i
+	// Most items come back in the same order: try prev's next item first,
+	// then a few further on (a removal); only then look the raw JSON up
+	// in a map, built on first need. The raw JSON of a listed item is
+	// never modified, so a string view of it is a safe map key.
+	var known map[string]int
+	lookup := func(raw []byte, next int) (int, bool) {
+		for j := next; j < len(prev) && j < next+4; j++ {
+			if sameBytes(prev[j].RawJSON(), raw) {
+				return j, true
+			}
 		}
+		if known == nil {
+			known = make(map[string]int, len(prev))
+			for i, it := range prev {
+				if r := it.RawJSON(); len(r) > 0 {
+					known[unsafe.String(&r[0], len(r))] = i
+				}
+			}
+		}
+		j, ok := known[string(raw)]
+		return j, ok
 	}
 	method := kindSpecs[kind].method
-	var items []T
+	items := make([]T, 0, len(prev)+1)
+	next := 0
 	for p, page := range pages {
 		raws, ok := splitArray(page)
 		if !ok {
 			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
 		}
 		for _, raw := range raws {
-			if i, ok := known[string(raw)]; ok {
-				items = append(items, prev[i])
+			if j, ok := lookup(raw, next); ok {
+				items = append(items, prev[j])
+				next = j + 1
 				continue
 			}
 			var it T

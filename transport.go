@@ -131,7 +131,15 @@ func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
 		w.planClose(closeProtocol, "binary frames are not MCP messages")
 		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
 	}
-	data, err := io.ReadAll(io.LimitReader(r, w.limit+1))
+	var data []byte
+	if sized, ok := r.(interface{ Len() int }); ok && int64(sized.Len()) <= w.limit {
+		// The browser build hands over a message already in memory:
+		// copy it once, without io.ReadAll's growing buffer.
+		data = make([]byte, sized.Len())
+		_, err = io.ReadFull(r, data)
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r, w.limit+1))
+	}
 	if err != nil {
 		return nil, w.readErr(err)
 	}
