@@ -836,3 +836,70 @@ func TestLiveSubscribeGetsOnlyLaterUpdates(t *testing.T) {
 	c.Close()
 	states.await(t, mcplive.StateClosed) // not the "ready" of the connect
 }
+
+// The diff of every update, for random lists: added, removed and changed
+// exactly as computed here from the two lists, items in the server's
+// order, version + 1 per applied change (a pure reordering included).
+func TestLiveDiffRandomLists(t *testing.T) {
+	t.Parallel()
+	for _, ps := range livePageSizes {
+		t.Run(fmt.Sprintf("pageSize=%d", ps), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(uint64(ps), 42))
+			srv := liveScripted(t, "", ps)
+			c := liveConnect(t, srv.URL, nil)
+			rec := liveRecord(t, c.Tools())
+			prev := map[string]string{}
+			var prevOrder []string
+			v := c.Tools().Snapshot().Version
+			for round := 0; round < 60; round++ {
+				cur := map[string]string{}
+				var order []string
+				for _, i := range rng.Perm(30)[:rng.IntN(20)] {
+					k := fmt.Sprintf("t%02d", i)
+					cur[k] = fmt.Sprintf("d%d", rng.IntN(3))
+					order = append(order, k)
+				}
+				same := len(cur) == len(prev)
+				for k, d := range cur {
+					same = same && prev[k] == d
+				}
+				if same && slices.Equal(order, prevOrder) {
+					continue // no change: nothing to expect
+				}
+				var added, removed, changed []string
+				for k, d := range cur {
+					if old, ok := prev[k]; !ok {
+						added = append(added, k)
+					} else if old != d {
+						changed = append(changed, k)
+					}
+				}
+				for k := range prev {
+					if _, ok := cur[k]; !ok {
+						removed = append(removed, k)
+					}
+				}
+				items := make([]json.RawMessage, len(order))
+				for i, k := range order {
+					items[i] = scripted.Tool(k, cur[k])
+				}
+				next := len(rec.all())
+				srv.Set(scripted.Tools, items...)
+				srv.Notify(liveNotifyTools, nil)
+				v++
+				u := rec.at(t, next)
+				liveCheckUpdate(t, u, v, order, added, removed, changed)
+				if !slices.Equal(liveKeys(u.Items), order) {
+					t.Fatalf("round %d: items %v, want the server's order %v", round, liveKeys(u.Items), order)
+				}
+				for _, it := range u.Items {
+					if liveDesc(it) != cur[it.Key()] {
+						t.Fatalf("round %d: %s has %q, want %q", round, it.Key(), liveDesc(it), cur[it.Key()])
+					}
+				}
+				prev, prevOrder = cur, order
+			}
+		})
+	}
+}
