@@ -307,7 +307,25 @@ func TestLiveRestart20Times(t *testing.T) {
 			t.Parallel()
 			srv := mcptest.New(t, &mcptest.Options{PageSize: ps, Setup: func(s *mcp.Server) { liveRoundSetup(s, 0) }})
 			c := liveConnect(t, srv.URL, nil)
+			// Ready only once every list is synced again.
+			var notSynced atomic.Int32
+			t.Cleanup(c.WatchState(func(s mcplive.State) {
+				if s != mcplive.StateReady {
+					return
+				}
+				for _, st := range []mcplive.Status{c.Tools().Snapshot().Status, c.Prompts().Snapshot().Status,
+					c.Resources().Snapshot().Status, c.ResourceTemplates().Snapshot().Status} {
+					if st != mcplive.StatusReady {
+						notSynced.Add(1)
+					}
+				}
+			}))
 			liveCheckRound(t, c, 0)
+			defer func() {
+				if n := notSynced.Load(); n > 0 {
+					t.Errorf("%d lists not synced when the state turned ready", n)
+				}
+			}()
 			for r := 1; r <= 20; r++ {
 				srv.Restart(func(s *mcp.Server) { liveRoundSetup(s, r) })
 				liveCheckRound(t, c, r)
