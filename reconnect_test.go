@@ -307,15 +307,24 @@ func TestLiveRestart20Times(t *testing.T) {
 			t.Parallel()
 			srv := mcptest.New(t, &mcptest.Options{PageSize: ps, Setup: func(s *mcp.Server) { liveRoundSetup(s, 0) }})
 			c := liveConnect(t, srv.URL, nil)
-			// Ready only once every list is synced again.
+			// Ready only once every list is synced again. List updates and
+			// state changes come in one stream, in the order they happened:
+			// when "ready" comes, each list's last update must be ready.
+			var mu sync.Mutex
+			last := map[mcplive.Kind]mcplive.Status{}
 			var notSynced atomic.Int32
+			watch := func(k mcplive.Kind, st mcplive.Status) { mu.Lock(); last[k] = st; mu.Unlock() }
+			t.Cleanup(c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) { watch(mcplive.KindTools, u.Status) }))
+			t.Cleanup(c.Prompts().Subscribe(func(u mcplive.Update[mcplive.Prompt]) { watch(mcplive.KindPrompts, u.Status) }))
+			t.Cleanup(c.Resources().Subscribe(func(u mcplive.Update[mcplive.Resource]) { watch(mcplive.KindResources, u.Status) }))
+			t.Cleanup(c.ResourceTemplates().Subscribe(func(u mcplive.Update[mcplive.ResourceTemplate]) {
+				watch(mcplive.KindResourceTemplates, u.Status)
+			}))
 			t.Cleanup(c.WatchState(func(s mcplive.State) {
-				if s != mcplive.StateReady {
-					return
-				}
-				for _, st := range []mcplive.Status{c.Tools().Snapshot().Status, c.Prompts().Snapshot().Status,
-					c.Resources().Snapshot().Status, c.ResourceTemplates().Snapshot().Status} {
-					if st != mcplive.StatusReady {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, st := range last {
+					if s == mcplive.StateReady && st != mcplive.StatusReady {
 						notSynced.Add(1)
 					}
 				}
