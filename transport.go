@@ -168,8 +168,21 @@ func (w *wsConn) planClose(code websocket.StatusCode, reason string) {
 	}
 }
 
+// writeTimeout bounds one frame's write once it has started. A write that
+// takes longer means a peer that stopped reading: the connection is closed.
+const writeTimeout = 10 * time.Second
+
+// Write sends msg. coder/websocket closes the whole connection when the
+// context of a Write ends mid-frame, so the caller's cancellation (a user
+// aborting one call) only stops a write that has not started; once started
+// the frame is finished, bounded by writeTimeout.
 func (w *wsConn) Write(ctx context.Context, msg []byte) error {
-	if err := w.c.Write(ctx, websocket.MessageText, msg); err != nil {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if err := w.c.Write(wctx, websocket.MessageText, msg); err != nil {
 		return fmt.Errorf("%w: write: %v", ErrClosed, err)
 	}
 	return nil
