@@ -10,10 +10,14 @@ import (
 // Calls on a Client wait for the connection to be ready (for example during
 // a reconnect), up to the request timeout, then run on the current session.
 
+// errRequestTimeout is the cause of a Client call's own request timeout,
+// told apart from a deadline of the caller's context.
+var errRequestTimeout = errors.New("mcplive: request timeout")
+
 // withSession runs fn on the ready session, bounded by the request timeout
 // (which covers the wait for ready too).
 func withSession[R any](c *Client, ctx context.Context, method string, fn func(context.Context, *Session) (R, error)) (R, error) {
-	rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
 	defer cancel()
 	sess, err := c.session(rctx, method)
 	if err != nil {

@@ -55,3 +55,19 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 	}
 	assertNoErr(t, s.Ping(ctx), "ping after 300 cancelled calls")
 }
+
+// TestClientRequestTimeoutWhileReconnecting: a call that waits for a
+// reconnect and runs out of the client's own RequestTimeout fails with
+// ErrTimeout (a caller's own deadline gives the caller's context error).
+func TestClientRequestTimeoutWhileReconnecting(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
+	c := liveConnect(t, srv.URL, &mcplive.Options{RequestTimeout: 100 * time.Millisecond})
+	states := liveWatchStates(t, c)
+	srv.Stop()
+	states.await(t, mcplive.StateReconnecting)
+	_, err := c.CallTool(context.Background(), "tool00", nil, nil)
+	if !errors.Is(err, mcplive.ErrTimeout) {
+		t.Fatalf("call while the server is down: %v, want ErrTimeout", err)
+	}
+}

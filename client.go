@@ -166,7 +166,8 @@ func (c *Client) Instructions() string { return c.InitializeResult().Instruction
 
 // Close closes the connection, stops reconnecting and waits for every
 // goroutine of the client to end. Calls in flight fail with ErrClosed.
-// Lists keep their last items. Close may be called from a callback.
+// Lists keep their last items, with status "stale". Close may be called
+// from a callback.
 func (c *Client) Close() error {
 	c.once.Do(func() {
 		c.cancel()
@@ -178,6 +179,7 @@ func (c *Client) Close() error {
 		}
 		<-c.runDone
 		c.wg.Wait()
+		c.markStale() // nothing keeps the lists in sync any more
 		c.setState(StateClosed)
 		c.events.close()
 	})
@@ -526,7 +528,7 @@ func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if errors.Is(context.Cause(ctx), errRequestTimeout) {
 				return nil, fmt.Errorf("%s: not connected within the request timeout (%s): %w", method, state, ErrTimeout)
 			}
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())

@@ -120,7 +120,7 @@ export type ListKind = keyof ListItems;
  * Status of one live list.
  * - `loading`: the first sync has not finished.
  * - `ready`: `items` is the server's list as of the last sync.
- * - `stale`: the connection dropped; `items` is the last good list, kept visible until the reconnect re-lists.
+ * - `stale`: the connection dropped (or the client was closed); `items` is the last good list, kept visible until the reconnect re-lists.
  * - `error`: the last re-list failed (`error` says why); `items` is the last good list.
  * - `unsupported`: the server does not offer this kind.
  */
@@ -377,7 +377,8 @@ export interface Client {
   refresh(kind?: ListKind, options?: CallOptions): Promise<void>;
   /**
    * Closes the connection and frees everything; the status becomes
-   * `"closed"`, lists keep their last items, later calls reject with a
+   * `"closed"`, lists keep their last items with status `"stale"` (nothing
+   * keeps them in sync any more), later calls reject with a
    * `ClosedError`. In Node, nothing of this client keeps the process alive
    * afterwards. Calling it again returns the same Promise.
    */

@@ -293,6 +293,8 @@ describe("connecting", () => {
       assert.ok(!cb.tools.get().items.some((t) => t.name === "only-a"));
       await ca.close();
       assert.equal(ca.status.get(), "closed");
+      assert.equal(ca.tools.get().status, "stale", "a closed client's lists are no longer kept in sync");
+      assert.ok(ca.tools.get().items.some((t) => t.name === "only-a"), "and keep their last items");
       await assert.rejects(ca.ping(), { name: "ClosedError" });
       assert.equal(cb.status.get(), "ready", "closing one leaves the other");
       assert.equal((await cb.callTool("echo", { text: "b" })).content[0].text, "b");
