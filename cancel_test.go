@@ -71,3 +71,20 @@ func TestClientRequestTimeoutWhileReconnecting(t *testing.T) {
 		t.Fatalf("call while the server is down: %v, want ErrTimeout", err)
 	}
 }
+
+// TestCloseLeavesListsStale: after Close the lists keep their items, marked
+// stale, and calls fail with ErrClosed.
+func TestCloseLeavesListsStale(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
+	c, err := mcplive.Connect(testCtx(t), srv.URL, nil)
+	assertNoErr(t, err, "Connect")
+	n := len(c.Tools().Snapshot().Items)
+	c.Close()
+	if s := c.Tools().Snapshot(); s.Status != mcplive.StatusStale || len(s.Items) != n || n == 0 {
+		t.Fatalf("after Close: %s with %d items, want stale with %d", s.Status, len(s.Items), n)
+	}
+	if _, err := c.CallTool(testCtx(t), "tool00", nil, nil); !errors.Is(err, mcplive.ErrClosed) {
+		t.Fatalf("call after Close: %v, want ErrClosed", err)
+	}
+}
