@@ -89,6 +89,10 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 		if err := s.need(methodSubscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
 			return nil, err
 		}
+		// One (un)subscribe at a time: a second subscriber must not count
+		// on a resources/subscribe that is still in flight and may fail.
+		c.subMu.Lock()
+		defer c.subMu.Unlock()
 		c.mu.Lock()
 		first := len(c.resSubs[uri]) == 0
 		if first {
@@ -105,6 +109,8 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 			}
 		}
 		return func(ctx context.Context) error {
+			c.subMu.Lock()
+			defer c.subMu.Unlock()
 			if !c.removeResSub(uri, id) {
 				return nil
 			}

@@ -45,6 +45,7 @@ type Client struct {
 	templates *List[ResourceTemplate]
 	syncers   map[Kind]*syncer
 
+	subMu     sync.Mutex // serializes resource (un)subscriptions
 	mu        sync.Mutex
 	state     State
 	stateCh   chan struct{} // closed and replaced at every state change

@@ -156,6 +156,7 @@ type Session struct {
 	opts Options
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 
+	subMu     sync.Mutex // serializes resource (un)subscriptions
 	mu        sync.Mutex
 	progress  map[string]func(Progress)
 	subs      map[string]map[int]func(string)
@@ -396,6 +397,10 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 	if err := s.need(methodSubscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
 		return nil, err
 	}
+	// One (un)subscribe at a time: a second subscriber must not count on a
+	// resources/subscribe that is still in flight and may fail.
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
 	s.mu.Lock()
 	first := len(s.subs[uri]) == 0
 	if first {
@@ -428,6 +433,8 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 	return func(ctx context.Context) error {
 		var err error
 		once.Do(func() {
+			s.subMu.Lock()
+			defer s.subMu.Unlock()
 			if remove() {
 				_, err = s.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
 			}
