@@ -137,7 +137,7 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
     await waitItems(page, "#react", ALICE_TOOLS);
     assert.equal(await page.textContent("#react h2"), "Tools v2 (ready, ready)");
     await page.evaluate(() => window.client.close());
-    await page.waitForFunction(() => document.querySelector("#react h2").textContent === "Tools v2 (ready, closed)");
+    await page.waitForFunction(() => document.querySelector("#react h2").textContent === "Tools v2 (stale, closed)");
     assert.deepEqual(page.problems, []);
   });
 
