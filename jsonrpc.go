@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // wireMessage is any JSON-RPC 2.0 message as it travels.
@@ -309,21 +308,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 	if err != nil {
 		return
 	}
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return
-	}
-	c.wg.Add(1)
-	c.mu.Unlock()
-	go func() {
-		defer c.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := c.conn.Write(ctx, b); err != nil {
-			c.shutdown(err)
-		}
-	}()
+	c.writeLater(b)
 }
 
 func (c *rpcConn) dispatchLoop() {
@@ -439,6 +424,17 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	if errors.Is(why, context.DeadlineExceeded) {
 		reason = "timed out"
 	}
+	b, err := marshalMessage(nil, notifyCancelled, map[string]any{"requestId": id, "reason": reason})
+	if err != nil {
+		return
+	}
+	c.writeLater(b)
+}
+
+// writeLater sends b from a goroutine of its own, which Close waits for:
+// for writes that the read loop or a returning call must not wait on. A
+// failed write ends the connection.
+func (c *rpcConn) writeLater(b []byte) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -448,9 +444,9 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = c.notifyWrite(ctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+		if err := c.conn.Write(context.Background(), b); err != nil {
+			c.shutdown(err)
+		}
 	}()
 }
 
