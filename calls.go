@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 )
 
 // Calls on a Client wait for the connection to be ready (for example during
@@ -89,76 +88,25 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 		if err := s.need(methodSubscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
 			return nil, err
 		}
-		// One (un)subscribe at a time: a second subscriber must not count
-		// on a resources/subscribe that is still in flight and may fail.
-		c.subMu.Lock()
-		defer c.subMu.Unlock()
-		c.mu.Lock()
-		first := len(c.resSubs[uri]) == 0
-		if first {
-			c.resSubs[uri] = make(map[int]func(string))
-		}
-		c.nextSubID++
-		id := c.nextSubID
-		c.resSubs[uri][id] = fn
-		c.mu.Unlock()
-		if first {
-			if _, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
-				c.removeResSub(uri, id)
-				return nil, err
-			}
-		}
-		return func(ctx context.Context) error {
-			c.subMu.Lock()
-			defer c.subMu.Unlock()
-			if !c.removeResSub(uri, id) {
-				return nil
-			}
-			c.mu.Lock()
-			sess := c.sess
-			c.mu.Unlock()
-			if sess == nil {
-				return nil // not connected: nothing to undo on the server
-			}
-			_, err := sess.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
-			return err
-		}, nil
+		uriParams := map[string]any{"uri": uri}
+		return c.resSubs.subscribe(ctx, uri, fn,
+			func(ctx context.Context) error { _, err := s.request(ctx, methodSubscribe, uriParams); return err },
+			func(ctx context.Context) error {
+				c.mu.Lock()
+				sess := c.sess
+				c.mu.Unlock()
+				if sess == nil {
+					return nil // not connected: nothing to undo on the server
+				}
+				_, err := sess.request(ctx, methodUnsubscribe, uriParams)
+				return err
+			})
 	})
-}
-
-// removeResSub removes one subscriber and reports whether it was the last
-// one of its URI.
-func (c *Client) removeResSub(uri string, id int) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	subs, ok := c.resSubs[uri]
-	if !ok {
-		return false
-	}
-	if _, ok := subs[id]; !ok {
-		return false
-	}
-	delete(subs, id)
-	if len(subs) == 0 {
-		delete(c.resSubs, uri)
-		return true
-	}
-	return false
 }
 
 // resourceUpdated queues the subscribers of uri on the event goroutine.
 func (c *Client) resourceUpdated(uri string) {
-	c.mu.Lock()
-	ids := make([]int, 0, len(c.resSubs[uri]))
-	for id := range c.resSubs[uri] {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	fns := make([]func(string), len(ids))
-	for i, id := range ids {
-		fns[i] = c.resSubs[uri][id]
-	}
-	c.mu.Unlock()
+	fns := c.resSubs.fns(uri)
 	if len(fns) == 0 {
 		return
 	}
@@ -172,13 +120,7 @@ func (c *Client) resourceUpdated(uri string) {
 // resubscribe sends resources/subscribe on a new session for every URI that
 // still has subscribers.
 func (c *Client) resubscribe(sess *Session) {
-	c.mu.Lock()
-	uris := make([]string, 0, len(c.resSubs))
-	for uri := range c.resSubs {
-		uris = append(uris, uri)
-	}
-	c.mu.Unlock()
-	sort.Strings(uris)
+	uris := c.resSubs.uris()
 	caps := sess.caps()
 	for _, uri := range uris {
 		if caps.Resources == nil || !caps.Resources.Subscribe {

@@ -45,7 +45,6 @@ type Client struct {
 	templates *List[ResourceTemplate]
 	syncers   map[Kind]*syncer
 
-	subMu     sync.Mutex // serializes resource (un)subscriptions
 	mu        sync.Mutex
 	state     State
 	stateCh   chan struct{} // closed and replaced at every state change
@@ -53,7 +52,7 @@ type Client struct {
 	epoch     uint64 // counts sessions; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
-	resSubs   map[string]map[int]func(string)
+	resSubs   resourceSubs
 	nextSubID int
 }
 
@@ -73,7 +72,6 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 		state:     StateConnecting,
 		stateCh:   make(chan struct{}),
 		stateSubs: make(map[int]func(State)),
-		resSubs:   make(map[string]map[int]func(string)),
 		evDone:    make(chan struct{}),
 		runDone:   make(chan struct{}),
 	}

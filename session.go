@@ -156,11 +156,9 @@ type Session struct {
 	opts Options
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 
-	subMu     sync.Mutex // serializes resource (un)subscriptions
 	mu        sync.Mutex
 	progress  map[string]func(Progress)
-	subs      map[string]map[int]func(string)
-	nextSubID int
+	subs      resourceSubs
 	nextToken int64
 }
 
@@ -187,7 +185,6 @@ func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, erro
 	s := &Session{
 		opts:     o,
 		progress: make(map[string]func(Progress)),
-		subs:     make(map[string]map[int]func(string)),
 	}
 	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification)
 	if err := s.initialize(ctx); err != nil {
@@ -397,50 +394,10 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 	if err := s.need(methodSubscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
 		return nil, err
 	}
-	// One (un)subscribe at a time: a second subscriber must not count on a
-	// resources/subscribe that is still in flight and may fail.
-	s.subMu.Lock()
-	defer s.subMu.Unlock()
-	s.mu.Lock()
-	first := len(s.subs[uri]) == 0
-	if first {
-		s.subs[uri] = make(map[int]func(string))
-	}
-	s.nextSubID++
-	id := s.nextSubID
-	s.subs[uri][id] = fn
-	s.mu.Unlock()
-	remove := func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if _, ok := s.subs[uri][id]; !ok {
-			return false
-		}
-		delete(s.subs[uri], id)
-		if len(s.subs[uri]) == 0 {
-			delete(s.subs, uri)
-			return true
-		}
-		return false
-	}
-	if first {
-		if _, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
-			remove()
-			return nil, err
-		}
-	}
-	var once sync.Once
-	return func(ctx context.Context) error {
-		var err error
-		once.Do(func() {
-			s.subMu.Lock()
-			defer s.subMu.Unlock()
-			if remove() {
-				_, err = s.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
-			}
-		})
-		return err
-	}, nil
+	uriParams := map[string]any{"uri": uri}
+	return s.subs.subscribe(ctx, uri, fn,
+		func(ctx context.Context) error { _, err := s.request(ctx, methodSubscribe, uriParams); return err },
+		func(ctx context.Context) error { _, err := s.request(ctx, methodUnsubscribe, uriParams); return err })
 }
 
 func (s *Session) addProgress(fn func(Progress)) string {
@@ -486,12 +443,7 @@ func (s *Session) handleNotification(method string, params json.RawMessage) {
 			URI string `json:"uri"`
 		}
 		if json.Unmarshal(params, &p) == nil {
-			s.mu.Lock()
-			var fns []func(string)
-			for _, fn := range s.subs[p.URI] {
-				fns = append(fns, fn)
-			}
-			s.mu.Unlock()
+			fns := s.subs.fns(p.URI)
 			for _, fn := range fns {
 				fn(p.URI)
 			}
