@@ -260,7 +260,13 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// The first dial is bounded by Connect's context too.
 			ctx, stop = mergeCancel(c.ctx, connectCtx)
 		}
-		sess, err := NewSession(ctx, c.transport, c.sessionOptions())
+		t := c.transport
+		if ws, ok := t.(*WebSocketTransport); ok && connected {
+			w := *ws
+			w.DialTimeout = reconnectDialTimeout(attempt, ws.DialTimeout)
+			t = &w
+		}
+		sess, err := NewSession(ctx, t, c.sessionOptions())
 		stop()
 		if err != nil {
 			if !connected {
@@ -337,6 +343,22 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 		}
 		attempt++
 	}
+}
+
+// reconnectDialTimeout bounds the dial of the attempt-th reconnect: 1 s,
+// then doubling up to the configured DialTimeout. Node 20's WebSocket never
+// reports a refused connection, so against a server that is down every
+// attempt lasts its whole dial timeout; short early timeouts let a client
+// come back within a second or two of the server.
+func reconnectDialTimeout(attempt int, max time.Duration) time.Duration {
+	if max <= 0 {
+		max = DefaultDialTimeout
+	}
+	d := time.Second << min(attempt, 10)
+	if d > max {
+		return max
+	}
+	return d
 }
 
 // mergeCancel returns a context cancelled when either a or b is done.

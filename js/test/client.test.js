@@ -341,6 +341,27 @@ describe("connecting", () => {
     }
   });
 
+  test("a server restarted on the same port: Node reconnects soon, not after the whole dial timeout", async () => {
+    // Node 20's WebSocket never reports a refused connection, so a reconnect
+    // attempt made while the server is down lasts its whole dial timeout
+    // (10 s by default). Early attempts use short ones (1 s, 2 s, …).
+    const first = await startServer();
+    const addr = new URL(first.ws).host;
+    const client = await connect(first.ws, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    let second;
+    try {
+      await first.stop();
+      await waitFor(client.status, (s) => s === "reconnecting");
+      await sleep(1500); // an attempt or two while nobody listens
+      second = await startServer(["-addr", addr]);
+      await waitFor(client.status, (s) => s === "ready", 8000, "ready within 8 s of the restart (the default dial timeout alone is 10 s)");
+      assert.equal((await client.callTool("echo", { text: "back" })).content[0].text, "back");
+    } finally {
+      await client.close();
+      await second?.stop();
+    }
+  });
+
   test("without reconnect a drop closes the client", async () => {
     const server = await startServer();
     const client = await connect(server.ws, { reconnect: false });
