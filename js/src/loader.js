@@ -25,6 +25,10 @@ export function loadRuntime(wasmUrl) {
 }
 
 async function start(wasmUrl) {
+  // Fetch and compile the wasm while wasm_exec.js loads: the compile needs
+  // no imports, only the instantiation does.
+  const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
+  module.catch(() => {}); // awaited below; a failure there is what the caller sees
   if (typeof globalThis.Go !== "function") {
     // The wasm_exec.js of the Go that built the wasm: defines globalThis.Go.
     // Loaded on demand, so importing this package has no side effects.
@@ -32,7 +36,7 @@ async function start(wasmUrl) {
   }
   const go = new globalThis.Go();
   const timers = timerControl(go);
-  const { instance } = await instantiate(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url), go.importObject);
+  const instance = await WebAssembly.instantiate(await module, go.importObject);
 
   let exited = false;
   const pending = new Set();
@@ -131,12 +135,12 @@ function timerControl(go) {
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
 
 /**
- * instantiate loads the wasm: from the file system when the URL is a file:
- * URL (Node), else with fetch and streaming compilation, falling back to a
- * plain ArrayBuffer when the server sends another MIME type than
- * application/wasm (streaming refuses it).
+ * compile fetches and compiles the wasm: streaming when the server sends
+ * application/wasm, from the bytes otherwise (a wrong MIME type, a proxy);
+ * from the file system for file: URLs and paths in Node.
+ * @returns {Promise<WebAssembly.Module>}
  */
-async function instantiate(source, imports) {
+async function compile(source) {
   let url = source;
   if (typeof url === "string" && isNode && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
     const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("url"));
@@ -144,18 +148,18 @@ async function instantiate(source, imports) {
   }
   if (String(url).startsWith("file:")) {
     const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("fs/promises"));
-    return WebAssembly.instantiate(await readFile(new URL(url)), imports);
+    return WebAssembly.compile(await readFile(new URL(url)));
   }
   let res = await fetchWasm(url);
   const type = (res.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
-  if (typeof WebAssembly.instantiateStreaming === "function" && type === "application/wasm") {
+  if (typeof WebAssembly.compileStreaming === "function" && type === "application/wasm") {
     try {
-      return await WebAssembly.instantiateStreaming(res, imports);
+      return await WebAssembly.compileStreaming(res);
     } catch {
       res = await fetchWasm(url); // streaming failed (a proxy, an encoding): try the plain way once
     }
   }
-  return WebAssembly.instantiate(await res.arrayBuffer(), imports);
+  return WebAssembly.compile(await res.arrayBuffer());
 }
 
 async function fetchWasm(url) {
