@@ -29,9 +29,19 @@
 //     open, so that a closed client lets Node exit.
 package main
 
-import "github.com/hack-pad/safejs"
+import (
+	"runtime/debug"
+
+	"github.com/hack-pad/safejs"
+)
 
 func main() {
+	// A wasm linear memory never shrinks, so heap headroom is memory the
+	// page keeps for good. The live heap is small (the lists), so a
+	// collection at +25% instead of +100% costs little: measured in the
+	// benchmark, wasm memory after 10,000 changes went from 10.9 to 7.9 MB
+	// with no change in change → list latency or the 10,000-tool re-list.
+	debug.SetGCPercent(25)
 	if err := register(safejs.Global()); err != nil {
 		consoleError("mcplive: cannot register the JS API: " + err.Error())
 		return
