@@ -55,7 +55,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,16 +62,13 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcplive/mcplive/internal/childserver"
 	"github.com/mcplive/mcplive/mcpws"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -95,35 +91,7 @@ func main() {
 	mux.Handle("/pages/", static("/pages/", *pagesDir))
 	mux.Handle("/dist/", static("/dist/", *distDir))
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Fatal(err)
-		}
-	}()
-	host := ln.Addr().String()
-	line, _ := json.Marshal(map[string]string{"url": "http://" + host, "ws": "ws://" + host + "/mcp"})
-	fmt.Println(string(line))
-
-	done := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, bufio.NewReader(os.Stdin))
-		close(done)
-	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-sig:
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	b.closeAll()
-	hs.Shutdown(ctx)
+	childserver.Serve(*addr, mux, b.closeAll)
 }
 
 // static serves dir under prefix, uncached and cross-origin isolated.

@@ -31,23 +31,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/childserver"
 	"github.com/mcplive/mcplive/mcpws"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,36 +64,7 @@ func main() {
 		mux.Handle("/js/", http.StripPrefix("/js/", noCache(http.FileServer(http.Dir(*static)))))
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Fatal(err)
-		}
-	}()
-	host := ln.Addr().String()
-	line, _ := json.Marshal(map[string]string{"http": "http://" + host, "ws": "ws://" + host + "/mcp"})
-	fmt.Println(string(line))
-
-	// Exit when stdin closes (the parent test process went away) or on a signal.
-	done := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, bufio.NewReader(os.Stdin))
-		close(done)
-	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-sig:
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	s.dropAll()
-	hs.Shutdown(ctx)
+	childserver.Serve(*addr, mux, func() { s.dropAll() })
 }
 
 func noCache(h http.Handler) http.Handler {
