@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,13 +32,12 @@ type Client struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 
-	events   fifo[func()] // every subscriber callback runs from here, in order
-	eventsG  uint64
-	evDone   chan struct{}
-	runDone  chan struct{}
-	wg       sync.WaitGroup // syncers and heartbeats
-	closeErr error
-	once     sync.Once
+	events  fifo[func()]  // every subscriber callback runs from here, in order
+	eventsG atomic.Uint64 // goroutine id of the event loop
+	evDone  chan struct{}
+	runDone chan struct{}
+	wg      sync.WaitGroup // syncers and heartbeats
+	once    sync.Once
 
 	tools     *List[Tool]
 	prompts   *List[Prompt]
@@ -182,7 +182,7 @@ func (c *Client) Close() error {
 		c.setState(StateClosed)
 		c.events.close()
 	})
-	if goid() != c.eventsG {
+	if goid() != c.eventsG.Load() {
 		<-c.evDone
 	}
 	return nil
@@ -190,9 +190,7 @@ func (c *Client) Close() error {
 
 func (c *Client) eventLoop() {
 	defer close(c.evDone)
-	c.mu.Lock()
-	c.eventsG = goid()
-	c.mu.Unlock()
+	c.eventsG.Store(goid())
 	for {
 		fn, ok := c.events.pop()
 		if !ok {

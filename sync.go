@@ -73,10 +73,7 @@ func (s *syncer) loop() {
 
 		s.mu.Lock()
 		s.doneGen = gen
-		if s.c.ctx.Err() != nil {
-			s.doneGen = s.reqGen
-		}
-		s.release()
+		s.release() // (all of them once the client is closed)
 		if !s.dirty || s.c.ctx.Err() != nil {
 			s.running = false
 			s.mu.Unlock()
