@@ -62,6 +62,7 @@ build_wasm() {
   need_go
   say "building js/mcplive.wasm"
   GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  chmod 644 js/mcplive.wasm # go build makes it executable; npm would pack it so
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js
   wasm_size
