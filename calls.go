@@ -89,7 +89,7 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 			return nil, err
 		}
 		uriParams := map[string]any{"uri": uri}
-		return c.resSubs.subscribe(ctx, uri, fn,
+		return c.subs.subscribe(ctx, uri, fn,
 			func(ctx context.Context) error { _, err := s.request(ctx, methodSubscribe, uriParams); return err },
 			func(ctx context.Context) error {
 				c.mu.Lock()
@@ -106,7 +106,7 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 
 // resourceUpdated queues the subscribers of uri on the event goroutine.
 func (c *Client) resourceUpdated(uri string) {
-	fns := c.resSubs.fns(uri)
+	fns := c.subs.fns(uri)
 	if len(fns) == 0 {
 		return
 	}
@@ -120,7 +120,7 @@ func (c *Client) resourceUpdated(uri string) {
 // resubscribe sends resources/subscribe on a new session for every URI that
 // still has subscribers.
 func (c *Client) resubscribe(sess *Session) {
-	uris := c.resSubs.uris()
+	uris := c.subs.uris()
 	caps := sess.caps()
 	for _, uri := range uris {
 		if caps.Resources == nil || !caps.Resources.Subscribe {

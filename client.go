@@ -39,11 +39,8 @@ type Client struct {
 	wg      sync.WaitGroup // syncers and heartbeats
 	once    sync.Once
 
-	tools     *List[Tool]
-	prompts   *List[Prompt]
-	resources *List[Resource]
-	templates *List[ResourceTemplate]
-	syncers   map[Kind]*syncer
+	lists map[Kind]liveList // one per entry of the kind registry
+	subs  resourceSubs      // resource subscribers, shared by every session
 
 	mu        sync.Mutex
 	state     State
@@ -52,7 +49,6 @@ type Client struct {
 	epoch     uint64 // counts sessions; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
-	resSubs   resourceSubs
 	nextSubID int
 }
 
@@ -64,7 +60,10 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	o := opts.withDefaults()
 	t := o.Transport
 	if t == nil {
-		t = &WebSocketTransport{URL: url, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}
+		var err error
+		if t, err = NewTransport(url, &o); err != nil {
+			return nil, err
+		}
 	}
 	c := &Client{
 		opts:      o,
@@ -77,15 +76,9 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.events.init()
-	c.tools = newList[Tool](KindTools, &c.events)
-	c.prompts = newList[Prompt](KindPrompts, &c.events)
-	c.resources = newList[Resource](KindResources, &c.events)
-	c.templates = newList[ResourceTemplate](KindResourceTemplates, &c.events)
-	c.syncers = map[Kind]*syncer{
-		KindTools:             newSyncer(c, KindTools, syncList(c, c.tools)),
-		KindPrompts:           newSyncer(c, KindPrompts, syncList(c, c.prompts)),
-		KindResources:         newSyncer(c, KindResources, syncList(c, c.resources)),
-		KindResourceTemplates: newSyncer(c, KindResourceTemplates, syncList(c, c.templates)),
+	c.lists = make(map[Kind]liveList, len(kindTable))
+	for _, spec := range kindTable {
+		c.lists[spec.kind] = spec.newLive(c, spec)
 	}
 	go c.eventLoop()
 
@@ -105,16 +98,27 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 }
 
 // Tools is the live list of tools.
-func (c *Client) Tools() *List[Tool] { return c.tools }
+func (c *Client) Tools() *List[Tool] { return c.lists[KindTools].(*List[Tool]) }
 
 // Prompts is the live list of prompts.
-func (c *Client) Prompts() *List[Prompt] { return c.prompts }
+func (c *Client) Prompts() *List[Prompt] { return c.lists[KindPrompts].(*List[Prompt]) }
 
 // Resources is the live list of resources.
-func (c *Client) Resources() *List[Resource] { return c.resources }
+func (c *Client) Resources() *List[Resource] { return c.lists[KindResources].(*List[Resource]) }
 
 // ResourceTemplates is the live list of resource templates.
-func (c *Client) ResourceTemplates() *List[ResourceTemplate] { return c.templates }
+func (c *Client) ResourceTemplates() *List[ResourceTemplate] {
+	return c.lists[KindResourceTemplates].(*List[ResourceTemplate])
+}
+
+// List returns the live list of kind k as a kind-independent ListView;
+// nil for an unknown kind.
+func (c *Client) List(k Kind) ListView {
+	if l, ok := c.lists[k]; ok {
+		return l
+	}
+	return nil
+}
 
 // State returns the connection state.
 func (c *Client) State() State {
@@ -259,12 +263,10 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			ctx, stop = mergeCancel(c.ctx, connectCtx)
 		}
 		t := c.transport
-		if ws, ok := t.(*WebSocketTransport); ok && connected {
-			w := *ws
-			w.DialTimeout = reconnectDialTimeout(attempt, ws.DialTimeout)
-			t = &w
+		if r, ok := t.(redialer); ok && connected {
+			t = r.withDialTimeout(reconnectDialTimeout(attempt, r.dialTimeout()))
 		}
-		sess, err := NewSession(ctx, t, c.sessionOptions())
+		sess, err := newSession(ctx, t, c.opts, c, &c.subs)
 		stop()
 		if err != nil {
 			if !connected {
@@ -297,7 +299,11 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 		// HeartbeatTimeout, not after RequestTimeout per request.
 		c.startHeartbeat(sess)
 		c.resubscribe(sess)
-		c.syncAll(sess)
+		cause := CauseReconnect
+		if !connected {
+			cause = CauseInitial
+		}
+		c.syncAll(sess, cause)
 		select {
 		case <-c.ctx.Done():
 			sess.Close()
@@ -384,57 +390,43 @@ func (c *Client) backoff(attempt int) bool {
 	}
 }
 
-func (c *Client) sessionOptions() *Options {
-	o := c.opts
-	o.route = c.route
-	return &o
+// current returns the current session and its epoch; nil between sessions.
+func (c *Client) current() (*Session, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess, c.epoch
 }
 
-// route turns list_changed into re-lists and resources/updated into calls
-// of the resource's subscribers. It runs on the session's dispatcher,
-// before Options.OnNotification.
-func (c *Client) route(sess *Session, method string, params json.RawMessage) {
-	var kinds []Kind
-	switch method {
-	case notifyToolsChanged:
-		kinds = []Kind{KindTools}
-	case notifyPromptsChanged:
-		kinds = []Kind{KindPrompts}
-	case notifyResourcesChanged:
-		kinds = []Kind{KindResources, KindResourceTemplates}
-	case notifyResourceUpdated:
-		var p struct {
-			URI string `json:"uri"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			c.resourceUpdated(p.URI)
-		}
-		return
-	default:
-		return
+// ifCurrent runs fn, under the client's lock, only while sess of epoch is
+// still the current session: a result of an older session never lands.
+func (c *Client) ifCurrent(sess *Session, epoch uint64, fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.epoch == epoch && c.sess == sess {
+		fn()
 	}
-	caps := sess.caps()
+}
+
+// listChanged is the Client's change feed: it re-lists the kinds. It runs
+// on the session's dispatcher.
+func (c *Client) listChanged(kinds []Kind, at time.Time) {
 	for _, k := range kinds {
-		if !kindSpecs[k].cap(caps) {
-			// The kinds of one notification share their capability
-			// (resources and templates): log the notification once.
-			c.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", method)
-			return
-		}
-		c.syncers[k].trigger()
+		c.lists[k].syncer().trigger(CauseNotification, at)
 	}
 }
 
 // syncAll re-lists every kind the session offers and waits for all of them;
 // kinds it does not offer become empty and "unsupported".
-func (c *Client) syncAll(sess *Session) {
+func (c *Client) syncAll(sess *Session, cause Cause) {
 	var waits []<-chan struct{}
-	caps := sess.InitializeResult().Capabilities
-	for _, k := range Kinds {
-		if kindSpecs[k].cap(caps) {
-			waits = append(waits, c.syncers[k].trigger())
+	caps := sess.caps()
+	now := time.Now()
+	for _, spec := range kindTable {
+		l := c.lists[spec.kind]
+		if spec.offered(caps) {
+			waits = append(waits, l.syncer().trigger(cause, now))
 		} else {
-			c.applyUnsupported(k)
+			l.markUnsupported(cause)
 		}
 	}
 	for _, w := range waits {
@@ -448,32 +440,10 @@ func (c *Client) syncAll(sess *Session) {
 	}
 }
 
-func (c *Client) applyUnsupported(k Kind) {
-	switch k {
-	case KindTools:
-		c.tools.apply(nil, StatusUnsupported, nil)
-	case KindPrompts:
-		c.prompts.apply(nil, StatusUnsupported, nil)
-	case KindResources:
-		c.resources.apply(nil, StatusUnsupported, nil)
-	case KindResourceTemplates:
-		c.templates.apply(nil, StatusUnsupported, nil)
-	}
-}
-
 // markStale turns every list that had been synced "stale", keeping items.
 func (c *Client) markStale() {
-	for _, st := range []interface{ staleIfSynced() }{c.tools, c.prompts, c.resources, c.templates} {
-		st.staleIfSynced()
-	}
-}
-
-func (l *List[T]) staleIfSynced() {
-	l.mu.Lock()
-	s := l.snap.Status
-	l.mu.Unlock()
-	if s == StatusReady || s == StatusError {
-		l.setStatus(StatusStale, nil)
+	for _, l := range c.lists {
+		l.markStale()
 	}
 }
 
@@ -483,7 +453,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 	kinds := []Kind{kind}
 	if kind == "" {
 		kinds = Kinds
-	} else if _, ok := c.syncers[kind]; !ok {
+	} else if _, ok := specOf(kind); !ok {
 		return fmt.Errorf("mcplive: refresh: unknown list kind %q", kind)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout*time.Duration(1+len(kinds)))
@@ -493,14 +463,16 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 	}
 	caps := c.InitializeResult().Capabilities
 	var waits []<-chan struct{}
+	now := time.Now()
 	for _, k := range kinds {
-		if !kindSpecs[k].cap(caps) {
+		spec, _ := specOf(k)
+		if !spec.offered(caps) {
 			if kind != "" {
-				return fmt.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", k, ErrUnsupported, kindSpecs[k].name)
+				return fmt.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", k, ErrUnsupported, spec.capability)
 			}
 			continue
 		}
-		waits = append(waits, c.syncers[k].trigger())
+		waits = append(waits, c.lists[k].syncer().trigger(CauseRefresh, now))
 	}
 	for _, w := range waits {
 		select {
@@ -511,24 +483,11 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 	}
 	var errs []error
 	for _, k := range kinds {
-		if err := c.listErr(k); err != nil {
+		if err := c.lists[k].lastErr(); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func (c *Client) listErr(k Kind) error {
-	switch k {
-	case KindTools:
-		return c.tools.Snapshot().Err
-	case KindPrompts:
-		return c.prompts.Snapshot().Err
-	case KindResources:
-		return c.resources.Snapshot().Err
-	default:
-		return c.templates.Snapshot().Err
-	}
 }
 
 // session waits until the client is ready and returns the session. It
@@ -553,44 +512,4 @@ func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
-}
-
-// startHeartbeat pings the server every HeartbeatInterval; a ping without an
-// answer within HeartbeatTimeout ends the session, which reconnects.
-func (c *Client) startHeartbeat(sess *Session) {
-	if c.opts.HeartbeatInterval < 0 {
-		return
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		t := time.NewTicker(c.opts.HeartbeatInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-sess.Done():
-				return
-			case <-c.ctx.Done():
-				return
-			case <-t.C:
-			}
-			ctx, cancel := context.WithTimeout(c.ctx, c.opts.HeartbeatTimeout)
-			_, err := sess.rpc.call(ctx, methodPing, nil)
-			cancel()
-			var rpcErr *RPCError
-			if errors.As(err, &rpcErr) {
-				continue // an error answer is an answer: the server is there
-			}
-			if err != nil && c.ctx.Err() == nil {
-				select {
-				case <-sess.Done():
-					return
-				default:
-				}
-				c.opts.Logger.Warn("mcplive: heartbeat failed; reconnecting", "err", err)
-				sess.rpc.shutdown(fmt.Errorf("%w: no answer to ping within %v", ErrClosed, c.opts.HeartbeatTimeout))
-				return
-			}
-		}
-	}()
 }

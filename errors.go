@@ -22,6 +22,14 @@ var (
 	// resources.subscribe). It fails at once, nothing is sent.
 	ErrUnsupported = errors.New("mcplive: not supported by the server")
 
+	// ErrDial reports a connection that could not be opened: the server
+	// is down, the URL's host, port or path is wrong, the server refused
+	// the page's Origin or the credentials, or it does not speak MCP at
+	// that URL. In browsers the reason is hidden from scripts (a failed
+	// WebSocket handshake reports no HTTP status), so the error can only
+	// list the likely causes.
+	ErrDial = errors.New("mcplive: could not connect")
+
 	// ErrTimeout reports a request that got no answer within its timeout.
 	// The request was cancelled with notifications/cancelled.
 	ErrTimeout = errors.New("mcplive: request timed out")

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // wireMessage is any JSON-RPC 2.0 message as it travels.
@@ -24,6 +24,8 @@ type wireMessage struct {
 	// barrier, set only on entries the client queues itself, is run by the
 	// dispatcher in place of a notification handler (see flush).
 	barrier func() `json:"-"`
+	// arrived is when the read loop got a notification.
+	arrived time.Time `json:"-"`
 }
 
 // msgKind classifies a decoded message.
@@ -164,7 +166,7 @@ func parseID(raw json.RawMessage) (int64, bool) {
 type rpcConn struct {
 	conn   Conn
 	log    Logger
-	notify func(method string, params json.RawMessage) // called by the dispatcher, in order
+	notify func(m *wireMessage) // called by the dispatcher, in order
 
 	nextID atomic.Int64
 
@@ -181,7 +183,7 @@ type rpcConn struct {
 	closeOnce    sync.Once
 }
 
-func newRPCConn(conn Conn, log Logger, notify func(string, json.RawMessage)) *rpcConn {
+func newRPCConn(conn Conn, log Logger, notify func(*wireMessage)) *rpcConn {
 	c := &rpcConn{
 		conn:         conn,
 		log:          log,
@@ -263,6 +265,7 @@ func (c *rpcConn) readLoop() {
 		case kindResponse:
 			c.deliver(m)
 		case kindNotification:
+			m.arrived = time.Now()
 			c.queue.push(m)
 		case kindRequest:
 			c.answer(m)
@@ -335,7 +338,7 @@ func (c *rpcConn) safeNotify(m *wireMessage) {
 			c.log.Error("mcplive: notification handler panicked", "method", m.Method, "panic", r)
 		}
 	}()
-	c.notify(m.Method, m.Params)
+	c.notify(m)
 }
 
 // flush waits until the dispatcher has handled every notification that
@@ -483,72 +486,4 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// fifo is an unbounded queue with one consumer: producers (the read loop,
-// list syncers) never block on a slow consumer.
-type fifo[T any] struct {
-	mu     sync.Mutex
-	items  []T
-	closed bool
-	signal chan struct{}
-}
-
-func (q *fifo[T]) init() { q.signal = make(chan struct{}, 1) }
-
-func (q *fifo[T]) push(v T) {
-	q.mu.Lock()
-	q.items = append(q.items, v)
-	q.mu.Unlock()
-	q.wake()
-}
-
-func (q *fifo[T]) wake() {
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *fifo[T]) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.wake()
-}
-
-// pop returns the next item; false once the queue is closed and empty:
-// items pushed before close are still delivered.
-func (q *fifo[T]) pop() (T, bool) {
-	for {
-		q.mu.Lock()
-		if len(q.items) > 0 {
-			v := q.items[0]
-			var zero T
-			q.items[0] = zero
-			q.items = q.items[1:]
-			q.mu.Unlock()
-			return v, true
-		}
-		if q.closed {
-			q.mu.Unlock()
-			var zero T
-			return zero, false
-		}
-		q.mu.Unlock()
-		<-q.signal
-	}
-}
-
-// goid returns the current goroutine's id. Close uses it to tell whether it
-// runs inside a callback of the goroutine it would otherwise wait for.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
 }

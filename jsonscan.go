@@ -253,3 +253,179 @@ func unquote(tok []byte) string {
 	}
 	return string(inner)
 }
+
+// rawRef is a JSON value kept as a sub-slice of the bytes it was decoded
+// from, where json.RawMessage copies them. A list page is decoded from a
+// result buffer this package owns and never reuses, so the page's items
+// share it: one allocation per page instead of one per item. The capacity
+// is cut to the value, so that an append to one item's raw JSON cannot
+// overwrite the next one.
+type rawRef []byte
+
+// parseListPage returns a list result's items array (field: "tools",
+// "prompts", "resources" or "resourceTemplates"), undecoded, and its
+// cursor. res was validated with the whole message (parseEnvelope), so it
+// is walked here without a second validation; the walk still checks every
+// bound and never panics, whatever res holds. The items share res's bytes
+// (see rawRef).
+func parseListPage(res []byte, field string) (items rawRef, next *string, err error) {
+	i := skipWS(res, 0)
+	if i >= len(res) || res[i] != '{' {
+		return nil, nil, errors.New("the result is not a JSON object")
+	}
+	i = skipWS(res, i+1)
+	for i < len(res) && res[i] != '}' {
+		keyEnd := skipValid(res, i)
+		if res[i] != '"' || keyEnd < i+2 {
+			return nil, nil, errSyntax
+		}
+		key := res[i:keyEnd]
+		i = skipWS(res, keyEnd)
+		if i >= len(res) || res[i] != ':' {
+			return nil, nil, errSyntax
+		}
+		i = skipWS(res, i+1)
+		end := skipValid(res, i)
+		if end <= i {
+			return nil, nil, errSyntax
+		}
+		val := res[i:end]
+		switch unquote(key) {
+		case field:
+			items = rawRef(val[:len(val):len(val)])
+		case "nextCursor":
+			switch val[0] {
+			case '"':
+				s := unquote(val)
+				next = &s
+			case 'n':
+				next = nil
+			default:
+				return nil, nil, errors.New(`"nextCursor" is not a string`)
+			}
+		}
+		i = skipWS(res, end)
+		if i < len(res) && res[i] == ',' {
+			i = skipWS(res, i+1)
+		}
+	}
+	return items, next, nil
+}
+
+// skipValid returns the index just past the JSON value at b[i], which is
+// known to be valid; -1 if b ends first.
+func skipValid(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := skipValid(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default:
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return i
+			}
+		}
+		return i
+	}
+}
+
+// splitArray returns the elements of the JSON array b as sub-slices of b.
+// b must be valid JSON: it comes out of parseListPage, whose scanner
+// checked it. That lets one plain pass over the bytes replace the scanner of
+// encoding/json. A value that is not an array reports false; null is an
+// empty list.
+func splitArray(b []byte) ([]rawRef, bool) {
+	i := skipWS(b, 0)
+	if i < len(b) && b[i] == 'n' {
+		return nil, true
+	}
+	if i >= len(b) || b[i] != '[' {
+		return nil, false
+	}
+	var out []rawRef
+	start, depth := -1, 0
+	for i++; i < len(b); i++ {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n':
+		case '"':
+			if start < 0 {
+				start = i
+			}
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if start < 0 {
+				start = i
+			}
+			depth++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if start >= 0 {
+				out = append(out, trimRef(b[start:i]))
+			} else if len(out) > 0 {
+				return nil, false // [1,]
+			}
+			return out, skipWS(b, i+1) == len(b)
+		case ',':
+			if depth > 0 {
+				continue
+			}
+			if start < 0 {
+				return nil, false
+			}
+			out = append(out, trimRef(b[start:i]))
+			start = -1
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	return nil, false
+}
+
+// trimRef cuts trailing white space and the capacity.
+func trimRef(b []byte) rawRef {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\t' || b[n-1] == '\r' || b[n-1] == '\n') {
+		n--
+	}
+	return rawRef(b[:n:n])
+}

@@ -4,21 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"time"
 )
-
-// Kind names one of the four lists a server may offer.
-type Kind string
-
-// The four list kinds.
-const (
-	KindTools             Kind = "tools"
-	KindPrompts           Kind = "prompts"
-	KindResources         Kind = "resources"
-	KindResourceTemplates Kind = "resourceTemplates"
-)
-
-// Kinds lists every kind, in a fixed order.
-var Kinds = []Kind{KindTools, KindPrompts, KindResources, KindResourceTemplates}
 
 // Status is the state of one live list.
 type Status string
@@ -65,12 +52,30 @@ type Snapshot[T Item] struct {
 type Update[T Item] struct {
 	Snapshot[T]
 	Added, Removed, Changed []T
+	// Cause says why the list was walked; Latency is the time from the
+	// arrival of the notification that caused the walk (the first one,
+	// when several were covered by it) to this update, and zero unless
+	// Cause is CauseNotification.
+	Cause   Cause
+	Latency time.Duration
 }
+
+// Cause says why a list was walked.
+type Cause string
+
+// Causes of a walk.
+const (
+	CauseInitial      Cause = "initial"      // the first sync after Connect
+	CauseNotification Cause = "notification" // the server said the list changed
+	CauseReconnect    Cause = "reconnect"    // a new session after a drop
+	CauseRefresh      Cause = "refresh"      // Client.Refresh
+)
 
 // List is one live list. Its methods are safe for concurrent use.
 type List[T Item] struct {
-	kind   Kind
+	spec   kindSpec
 	events *fifo[func()]
+	sync   *syncer // the Client's refresh of this list
 
 	mu     sync.Mutex
 	snap   Snapshot[T]
@@ -79,9 +84,9 @@ type List[T Item] struct {
 	nextID int
 }
 
-func newList[T Item](kind Kind, events *fifo[func()]) *List[T] {
+func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
 	return &List[T]{
-		kind:   kind,
+		spec:   spec,
 		events: events,
 		snap:   Snapshot[T]{Status: StatusLoading},
 		subs:   make(map[int]func(Update[T])),
@@ -89,7 +94,7 @@ func newList[T Item](kind Kind, events *fifo[func()]) *List[T] {
 }
 
 // Kind says which list this is.
-func (l *List[T]) Kind() Kind { return l.kind }
+func (l *List[T]) Kind() Kind { return l.spec.kind }
 
 // Snapshot returns the current state.
 func (l *List[T]) Snapshot() Snapshot[T] {
@@ -128,7 +133,7 @@ func (l *List[T]) Subscribe(fn func(Update[T])) (cancel func()) {
 // apply swaps in a new list with status and err, computes the diff against
 // the current items and queues one update. It reports whether anything
 // visible changed.
-func (l *List[T]) apply(items []T, status Status, err error) bool {
+func (l *List[T]) apply(items []T, status Status, err error, cause Cause, latency time.Duration) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	added, removed, changed, reordered := diff(l.snap.Items, items)
@@ -142,7 +147,11 @@ func (l *List[T]) apply(items []T, status Status, err error) bool {
 		next.Version++
 	}
 	l.snap = next
-	l.publish(Update[T]{Snapshot: next, Added: added, Removed: removed, Changed: changed})
+	u := Update[T]{Snapshot: next, Added: added, Removed: removed, Changed: changed, Cause: cause}
+	if cause == CauseNotification {
+		u.Latency = latency
+	}
+	l.publish(u)
 	return true
 }
 
@@ -177,6 +186,24 @@ func (l *List[T]) publish(u Update[T]) {
 		}
 	})
 }
+
+// markStale turns a list that had been synced "stale", keeping its items:
+// nothing keeps it in sync until a new session re-lists it.
+func (l *List[T]) markStale() {
+	l.mu.Lock()
+	s := l.snap.Status
+	l.mu.Unlock()
+	if s == StatusReady || s == StatusError {
+		l.setStatus(StatusStale, nil)
+	}
+}
+
+// markUnsupported empties the list of a kind the server does not offer.
+func (l *List[T]) markUnsupported(cause Cause) { l.apply(nil, StatusUnsupported, nil, cause, 0) }
+
+func (l *List[T]) lastErr() error { return l.Snapshot().Err }
+
+func (l *List[T]) syncer() *syncer { return l.sync }
 
 func sameErr(a, b error) bool {
 	if a == nil || b == nil {

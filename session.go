@@ -8,145 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 )
-
-// ProtocolVersion is the MCP revision this client speaks first.
-const ProtocolVersion = "2025-11-25"
-
-// supportedVersions are the revisions a server may answer with.
-var supportedVersions = []string{ProtocolVersion, "2025-06-18", "2025-03-26"}
-
-// Method and notification names, as the spec spells them.
-const (
-	methodInitialize       = "initialize"
-	methodPing             = "ping"
-	methodListTools        = "tools/list"
-	methodCallTool         = "tools/call"
-	methodListPrompts      = "prompts/list"
-	methodGetPrompt        = "prompts/get"
-	methodListResources    = "resources/list"
-	methodListTemplates    = "resources/templates/list"
-	methodReadResource     = "resources/read"
-	methodSubscribe        = "resources/subscribe"
-	methodUnsubscribe      = "resources/unsubscribe"
-	methodComplete         = "completion/complete"
-	methodSetLevel         = "logging/setLevel"
-	notifyInitialized      = "notifications/initialized"
-	notifyCancelled        = "notifications/cancelled"
-	notifyProgress         = "notifications/progress"
-	notifyMessage          = "notifications/message"
-	notifyResourceUpdated  = "notifications/resources/updated"
-	notifyToolsChanged     = "notifications/tools/list_changed"
-	notifyPromptsChanged   = "notifications/prompts/list_changed"
-	notifyResourcesChanged = "notifications/resources/list_changed"
-)
-
-// Options configure a Client (Connect) or a single Session (NewSession).
-// A nil *Options means all defaults; zero fields mean their default.
-type Options struct {
-	// ClientInfo is sent in initialize. Default {Name: "mcplive"}.
-	ClientInfo Implementation
-	// RequestTimeout bounds each request (default 30 s). A request that
-	// times out is cancelled on the server with notifications/cancelled.
-	RequestTimeout time.Duration
-	// DialTimeout bounds each WebSocket handshake (default 10 s).
-	// ReadLimit caps one incoming message in bytes (default 16 MiB). Both
-	// apply to the Client's WebSocket and, in NewSession, to a
-	// *WebSocketTransport that does not set its own; other transports
-	// ignore them.
-	DialTimeout time.Duration
-	ReadLimit   int64
-	// MaxPages caps the pages of one list walk (default 1000).
-	MaxPages int
-	// HeartbeatInterval is how often a Client pings the server (default
-	// 15 s; negative disables). HeartbeatTimeout is how long an answer may
-	// take before the connection counts as dead (default 10 s).
-	HeartbeatInterval time.Duration
-	HeartbeatTimeout  time.Duration
-	// Reconnect configures how a Client reconnects after a drop.
-	Reconnect ReconnectOptions
-	// Logger receives diagnostics (dropped responses, reconnects). A
-	// *slog.Logger fits. Nil discards them.
-	Logger Logger
-	// Transport overrides the WebSocket transport a Client dials.
-	Transport Transport
-	// OnNotification sees every server notification, in arrival order,
-	// on one goroutine that is not the read loop. It must not block long:
-	// notifications queue up behind it.
-	OnNotification func(method string, params json.RawMessage)
-	// OnLog receives notifications/message (see SetLoggingLevel), in order.
-	OnLog func(LogMessage)
-
-	// route is the Client's hook into its sessions' notifications.
-	route func(s *Session, method string, params json.RawMessage)
-}
-
-// ReconnectOptions configure reconnection with exponential backoff and full
-// jitter: the n-th wait is random in [0, min(MaxDelay, InitialDelay·2ⁿ)].
-type ReconnectOptions struct {
-	Disabled     bool
-	InitialDelay time.Duration // default 250 ms
-	MaxDelay     time.Duration // default 30 s
-}
-
-func (o *Options) withDefaults() Options {
-	var r Options
-	if o != nil {
-		r = *o
-	}
-	if r.ClientInfo.Name == "" {
-		r.ClientInfo = Implementation{Name: "mcplive", Version: Version}
-	}
-	if r.ClientInfo.Version == "" {
-		r.ClientInfo.Version = "0"
-	}
-	if r.RequestTimeout <= 0 {
-		r.RequestTimeout = DefaultRequestTimeout
-	}
-	if r.DialTimeout <= 0 {
-		r.DialTimeout = DefaultDialTimeout
-	}
-	if r.ReadLimit <= 0 {
-		r.ReadLimit = DefaultReadLimit
-	}
-	if r.MaxPages <= 0 {
-		r.MaxPages = DefaultMaxPages
-	}
-	if r.HeartbeatInterval == 0 {
-		r.HeartbeatInterval = 15 * time.Second
-	}
-	if r.HeartbeatTimeout <= 0 {
-		r.HeartbeatTimeout = 10 * time.Second
-	}
-	if r.Reconnect.InitialDelay <= 0 {
-		r.Reconnect.InitialDelay = 250 * time.Millisecond
-	}
-	if r.Reconnect.MaxDelay <= 0 {
-		r.Reconnect.MaxDelay = 30 * time.Second
-	}
-	if r.Logger == nil {
-		r.Logger = nopLogger{}
-	}
-	return r
-}
-
-// Logger receives the client's diagnostics. *slog.Logger satisfies it; the
-// package does not import log/slog itself, which keeps it out of the wasm.
-type Logger interface {
-	Info(msg string, args ...any)
-	Warn(msg string, args ...any)
-	Error(msg string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Info(string, ...any)  {}
-func (nopLogger) Warn(string, ...any)  {}
-func (nopLogger) Error(string, ...any) {}
-
-// Version is this package's version, sent as the default client version.
-const Version = "0.1.0"
 
 // Session is one initialized MCP connection. It does not reconnect and
 // keeps no lists: Client builds both on top of it. All methods are safe for
@@ -155,41 +17,51 @@ type Session struct {
 	rpc  *rpcConn
 	opts Options
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
+	feed changeFeed                       // where invalidations go
+	subs *resourceSubs                    // resource subscribers
 
 	mu        sync.Mutex
 	progress  map[string]func(Progress)
-	subs      resourceSubs
 	nextToken int64
 }
 
 // NewSession connects through t, runs initialize and sends
 // notifications/initialized. On any failure the connection is closed.
+// Options.ReadLimit and DialTimeout apply to a transport of this package
+// that sets none of its own.
 func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, error) {
-	o := opts.withDefaults()
-	if wt, ok := t.(*WebSocketTransport); ok && opts != nil {
-		// Options.ReadLimit and DialTimeout apply where the transport
-		// sets none of its own (a copy: the caller's stays as it is).
-		c := *wt
-		if c.ReadLimit <= 0 {
-			c.ReadLimit = opts.ReadLimit
-		}
-		if c.DialTimeout <= 0 {
-			c.DialTimeout = opts.DialTimeout
-		}
-		t = &c
+	if ct, ok := t.(configurable); ok && opts != nil {
+		t = ct.configured(*opts)
 	}
+	subs := new(resourceSubs)
+	return newSession(ctx, t, opts.withDefaults(), directFeed{subs}, subs)
+}
+
+// newSession connects through t and initializes. The session hands what it
+// hears to feed and keeps its resource subscribers in subs (a Client's
+// sessions share the Client's).
+func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs) (*Session, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{
 		opts:     o,
+		feed:     feed,
+		subs:     subs,
 		progress: make(map[string]func(Progress)),
 	}
 	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification)
 	if err := s.initialize(ctx); err != nil {
 		s.rpc.Close()
 		return nil, err
+	}
+	if su, ok := conn.(sessionUpdater); ok {
+		su.sessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
+	}
+	if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
+		s.rpc.Close()
+		return nil, fmt.Errorf("mcplive: initialized: %w", err)
 	}
 	return s, nil
 }
@@ -220,9 +92,6 @@ func (s *Session) initialize(ctx context.Context) error {
 			ErrProtocol, res.ProtocolVersion, ProtocolVersion)
 	}
 	s.init.Store(&res)
-	if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
-		return fmt.Errorf("mcplive: initialized: %w", err)
-	}
 	return nil
 }
 
@@ -256,6 +125,21 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 			// is reported as the caller's context error, below).
 			return nil, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
 		}
+		var rpcErr *RPCError
+		if errors.As(err, &rpcErr) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return raw, nil
+}
+
+// requestLong sends a long-lived request: no request timeout bounds it
+// (a stream that lives as long as the session), ctx still cancels it, and
+// the server is then told with notifications/cancelled.
+func (s *Session) requestLong(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	raw, err := s.rpc.call(ctx, method, params)
+	if err != nil {
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
 			return nil, err
@@ -415,44 +299,6 @@ func (s *Session) removeProgress(token string) {
 	delete(s.progress, token)
 }
 
-// handleNotification runs on the dispatcher goroutine, in arrival order.
-func (s *Session) handleNotification(method string, params json.RawMessage) {
-	switch method {
-	case notifyProgress:
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-			Progress
-		}
-		if json.Unmarshal(params, &p) == nil {
-			s.mu.Lock()
-			fn := s.progress[string(p.Token)]
-			s.mu.Unlock()
-			if fn != nil {
-				fn(p.Progress)
-			}
-		}
-	case notifyMessage:
-		if s.opts.OnLog != nil {
-			var m LogMessage
-			if json.Unmarshal(params, &m) == nil {
-				s.opts.OnLog(m)
-			}
-		}
-	case notifyResourceUpdated:
-		var p struct {
-			URI string `json:"uri"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			fns := s.subs.fns(p.URI)
-			for _, fn := range fns {
-				fn(p.URI)
-			}
-		}
-	}
-	if s.opts.route != nil {
-		s.opts.route(s, method, params)
-	}
-	if s.opts.OnNotification != nil {
-		s.opts.OnNotification(method, params)
-	}
-}
+// abort ends the connection with reason (a dead peer found by the
+// heartbeat); requests in flight fail with it.
+func (s *Session) abort(reason error) { s.rpc.shutdown(reason) }

@@ -2,18 +2,24 @@ package mcplive
 
 import (
 	"context"
-	"errors"
 	"sync"
+	"time"
 )
 
-// syncer keeps one list in sync: single flight (at most one walk in
-// flight), and a trigger during a walk schedules exactly one more walk after
-// it, so a burst of N notifications costs at most two walks. No timed
-// debounce: it would add its delay to every change.
+// syncer owns one list's refresh, as a TanStack Query owns its fetch:
+// "invalidate, then refetch". Single flight: at most one walk is in flight,
+// and a trigger during a walk schedules exactly one more walk after it, so
+// a burst of N notifications costs at most two walks. No timed debounce: it
+// would add its delay to every change.
+//
+// It knows nothing of the Client: it is given a context that ends when its
+// owner closes, a wait group its walks join, and run, which obtains the
+// current session, walks every page and applies the result (dropping it when
+// a newer session has taken over).
 type syncer struct {
-	c    *Client
-	kind Kind
-	walk func(ctx context.Context, sess *Session, epoch uint64)
+	ctx context.Context
+	wg  *sync.WaitGroup
+	run func(ctx context.Context, cause Cause, since time.Time)
 
 	mu      sync.Mutex
 	running bool
@@ -22,6 +28,10 @@ type syncer struct {
 	doneGen uint64 // triggers covered by finished walks
 	waiters []syncWaiter
 	walks   uint64 // walks started, for tests and benchmarks
+	// Why the next walk runs: a notification wins over any other cause,
+	// and since is the arrival of the first notification it covers.
+	cause Cause
+	since time.Time
 }
 
 type syncWaiter struct {
@@ -29,19 +39,26 @@ type syncWaiter struct {
 	ch  chan struct{}
 }
 
-func newSyncer(c *Client, kind Kind, walk func(context.Context, *Session, uint64)) *syncer {
-	return &syncer{c: c, kind: kind, walk: walk}
+func newSyncer(ctx context.Context, wg *sync.WaitGroup, run func(context.Context, Cause, time.Time)) *syncer {
+	return &syncer{ctx: ctx, wg: wg, run: run}
 }
 
-// trigger asks for a re-list. The returned channel is closed when a walk
-// that started after this call has finished (or the client closed).
-func (s *syncer) trigger() <-chan struct{} {
+// trigger asks for a re-list; at is when the cause arose (the arrival of a
+// notification). The returned channel is closed when a walk that started
+// after this call has finished (or the owner closed).
+func (s *syncer) trigger(cause Cause, at time.Time) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqGen++
 	ch := make(chan struct{})
 	s.waiters = append(s.waiters, syncWaiter{s.reqGen, ch})
-	if s.c.ctx.Err() != nil {
+	switch {
+	case cause == CauseNotification && s.cause != CauseNotification:
+		s.cause, s.since = cause, at
+	case s.cause != CauseNotification:
+		s.cause = cause
+	}
+	if s.ctx.Err() != nil {
 		s.release()
 		return ch
 	}
@@ -50,31 +67,28 @@ func (s *syncer) trigger() <-chan struct{} {
 		return ch
 	}
 	s.running = true
-	s.c.wg.Add(1)
+	s.wg.Add(1)
 	go s.loop()
 	return ch
 }
 
 func (s *syncer) loop() {
-	defer s.c.wg.Done()
+	defer s.wg.Done()
 	for {
 		s.mu.Lock()
 		s.dirty = false
 		gen := s.reqGen
+		cause, since := s.cause, s.since
+		s.cause, s.since = "", time.Time{}
 		s.walks++
 		s.mu.Unlock()
 
-		s.c.mu.Lock()
-		sess, epoch := s.c.sess, s.c.epoch
-		s.c.mu.Unlock()
-		if sess != nil {
-			s.walk(s.c.ctx, sess, epoch)
-		}
+		s.run(s.ctx, cause, since)
 
 		s.mu.Lock()
 		s.doneGen = gen
-		s.release() // (all of them once the client is closed)
-		if !s.dirty || s.c.ctx.Err() != nil {
+		s.release() // (all of them once the owner is closed)
+		if !s.dirty || s.ctx.Err() != nil {
 			s.running = false
 			s.mu.Unlock()
 			return
@@ -86,7 +100,7 @@ func (s *syncer) loop() {
 // release wakes the waiters whose trigger a finished walk covered. Called
 // with s.mu held.
 func (s *syncer) release() {
-	if s.c.ctx.Err() != nil {
+	if s.ctx.Err() != nil {
 		s.doneGen = s.reqGen
 	}
 	keep := s.waiters[:0]
@@ -100,41 +114,8 @@ func (s *syncer) release() {
 	s.waiters = keep
 }
 
-// syncList returns the walk for one list: list every page, then apply the
-// result unless the session it came from is no longer the current one (an
-// older result never overwrites a newer one).
-func syncList[T Item](c *Client, l *List[T]) func(context.Context, *Session, uint64) {
-	return func(ctx context.Context, sess *Session, epoch uint64) {
-		items, err := relist(ctx, sess, l.kind, l.Snapshot().Items)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.epoch != epoch || c.sess != sess {
-			return // a newer session has taken over, or this one is gone
-		}
-		if err != nil {
-			select {
-			case <-sess.Done():
-				return // the drop marks the list stale; the reconnect re-lists
-			default:
-			}
-			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-				return
-			}
-			c.opts.Logger.Warn("mcplive: re-list failed; keeping the last items", "kind", l.kind, "err", err)
-			l.setStatus(StatusError, err)
-			return
-		}
-		l.apply(items, StatusReady, nil)
-	}
-}
-
-// Walks reports how many list walks (every page of one list) the client has
-// started for kind. Tests and benchmarks use it to count re-lists.
-func (c *Client) Walks(kind Kind) uint64 {
-	s, ok := c.syncers[kind]
-	if !ok {
-		return 0
-	}
+// walkCount reports how many walks have started.
+func (s *syncer) walkCount() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.walks

@@ -2,19 +2,15 @@ package mcplive
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
+	"net/url"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // Transport opens connections that carry one JSON-RPC message per Read and
-// Write. WebSocketTransport is the one this package ships; tests and
-// embedders may bring their own.
+// Write. NewTransport picks the one for a URL's scheme; tests and embedders
+// may bring their own (Options.Transport).
 type Transport interface {
 	// Connect opens a new connection. It must return within the deadline
 	// of ctx.
@@ -36,6 +32,20 @@ type Conn interface {
 	Close() error
 }
 
+// SessionInfo is what a session negotiated, for a Conn that needs it: the
+// Streamable HTTP transport sends the protocol version on every request
+// after initialize.
+type SessionInfo struct {
+	ProtocolVersion string
+}
+
+// sessionUpdater is implemented by a Conn that must learn what its session
+// negotiated (as go-sdk's sessionUpdated). The session calls it once
+// initialize has succeeded, before any other request.
+type sessionUpdater interface {
+	sessionUpdated(SessionInfo)
+}
+
 // Defaults used where an option is zero.
 const (
 	DefaultReadLimit      = 16 << 20
@@ -44,159 +54,37 @@ const (
 	DefaultMaxPages       = 1000
 )
 
-// Close codes this package uses. Browsers accept only 1000 and 3000–4999 from
-// scripts, so protocol failures use the 4000 range.
-const (
-	closeNormal       = websocket.StatusNormalClosure
-	closeProtocol     = websocket.StatusCode(4002)
-	closeMessageLarge = websocket.StatusCode(4009)
-)
-
-// WebSocketTransport dials an MCP server over WebSocket: subprotocol "mcp",
-// one JSON-RPC message per UTF-8 text frame. It works natively and in
-// browsers and Node when compiled to WebAssembly.
-type WebSocketTransport struct {
-	// URL is the ws:// or wss:// endpoint. Browsers cannot send headers on
-	// a WebSocket: put credentials in the URL.
-	URL string
-	// ReadLimit caps the size of one incoming message in bytes. Zero means
-	// DefaultReadLimit (16 MiB).
-	ReadLimit int64
-	// DialTimeout bounds the opening handshake. Zero means
-	// DefaultDialTimeout (10 s).
-	DialTimeout time.Duration
-}
-
-// Connect dials t.URL.
-func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
-	if !strings.HasPrefix(t.URL, "ws://") && !strings.HasPrefix(t.URL, "wss://") &&
-		!strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		return nil, fmt.Errorf("mcplive: dial %q: URL must start with ws:// or wss://", t.URL)
-	}
-	timeout := t.DialTimeout
-	if timeout <= 0 {
-		timeout = DefaultDialTimeout
-	}
-	limit := t.ReadLimit
-	if limit <= 0 {
-		limit = DefaultReadLimit
-	}
-	dctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, err := dialWebSocket(dctx, t.URL)
+// NewTransport returns the transport for rawURL's scheme: ws:// and wss://
+// dial a WebSocket (WebSocketTransport), http:// and https:// speak
+// Streamable HTTP. opts supplies the transport's limits (ReadLimit,
+// DialTimeout); nil means defaults.
+func NewTransport(rawURL string, opts *Options) (Transport, error) {
+	o := opts.withDefaults()
+	u, err := url.Parse(rawURL)
 	if err != nil {
-		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w", t.URL, timeout, ErrTimeout)
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
-		}
-		return nil, fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrClosed, err)
+		return nil, fmt.Errorf("mcplive: bad server URL %q: %v", rawURL, err)
 	}
-	// The library's own limit closes with 1009, which browsers refuse (and
-	// in the browser build it is checked only after the whole message
-	// arrived). Read wraps the limit itself and closes with a 4000-range
-	// code; natively it still stops reading at limit+1 bytes.
-	c.SetReadLimit(-1)
-	return &wsConn{c: c, limit: limit}, nil
-}
-
-// dialWebSocket dials and recovers the panic coder/websocket raises when the
-// JS environment has no WebSocket global.
-func dialWebSocket(ctx context.Context, url string) (c *websocket.Conn, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("this JavaScript environment has no WebSocket (Node 20 needs --experimental-websocket): %v", r)
-		}
-	}()
-	c, _, err = websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"mcp"}})
-	return c, err
-}
-
-type wsConn struct {
-	c     *websocket.Conn
-	limit int64
-
-	mu          sync.Mutex
-	closeCode   websocket.StatusCode // for Close; set by a violation
-	closeReason string
-}
-
-func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
-	typ, r, err := w.c.Reader(ctx)
-	if err != nil {
-		return nil, w.readErr(err)
-	}
-	if typ != websocket.MessageText {
-		w.planClose(closeProtocol, "binary frames are not MCP messages")
-		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
-	}
-	var data []byte
-	if sized, ok := r.(interface{ Len() int }); ok && int64(sized.Len()) <= w.limit {
-		// The browser build hands over a message already in memory:
-		// copy it once, without io.ReadAll's growing buffer.
-		data = make([]byte, sized.Len())
-		_, err = io.ReadFull(r, data)
-	} else {
-		data, err = io.ReadAll(io.LimitReader(r, w.limit+1))
-	}
-	if err != nil {
-		return nil, w.readErr(err)
-	}
-	if int64(len(data)) > w.limit {
-		w.planClose(closeMessageLarge, "message too big")
-		return nil, fmt.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
-	}
-	return data, nil
-}
-
-func (w *wsConn) readErr(err error) error {
-	if cs := websocket.CloseStatus(err); cs != -1 {
-		return fmt.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
-	}
-	return fmt.Errorf("%w: %v", ErrClosed, err)
-}
-
-// planClose sets the code and reason of the coming Close. A violation
-// does not close at once: the close handshake waits for the peer, and the
-// caller should learn of the violation first.
-func (w *wsConn) planClose(code websocket.StatusCode, reason string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closeCode == 0 {
-		w.closeCode, w.closeReason = code, reason
+	switch strings.ToLower(u.Scheme) {
+	case "ws", "wss":
+		return &WebSocketTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}, nil
+	case "http", "https":
+		return newHTTPTransport(rawURL, o)
+	case "":
+		return nil, fmt.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
+	default:
+		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, u.Scheme)
 	}
 }
 
-// writeTimeout bounds one frame's write once it has started. A write that
-// takes longer means a peer that stopped reading: the connection is closed.
-const writeTimeout = 10 * time.Second
-
-// Write sends msg. coder/websocket closes the whole connection when the
-// context of a Write ends mid-frame, so the caller's cancellation (a user
-// aborting one call) only stops a write that has not started; once started
-// the frame is finished, bounded by writeTimeout.
-func (w *wsConn) Write(ctx context.Context, msg []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	if err := w.c.Write(wctx, websocket.MessageText, msg); err != nil {
-		return fmt.Errorf("%w: write: %v", ErrClosed, err)
-	}
-	return nil
+// redialer is implemented by a Transport whose dial timeout a Client may
+// shorten for early reconnect attempts (see reconnectDialTimeout).
+type redialer interface {
+	withDialTimeout(time.Duration) Transport
+	dialTimeout() time.Duration
 }
 
-func (w *wsConn) Close() error {
-	w.mu.Lock()
-	code, reason := w.closeCode, w.closeReason
-	w.mu.Unlock()
-	if code == 0 {
-		code = closeNormal
-	}
-	// An error here means the peer went away first or closed already:
-	// either way nothing is left open.
-	_ = w.c.Close(code, reason)
-	return nil
+// configurable is implemented by a transport of this package that takes
+// Options.ReadLimit and DialTimeout where it sets none of its own.
+type configurable interface {
+	configured(Options) Transport
 }

@@ -130,6 +130,11 @@ func (r Resource) RawJSON() json.RawMessage { return r.Raw }
 // RawJSON returns the item exactly as the server sent it.
 func (r ResourceTemplate) RawJSON() json.RawMessage { return r.Raw }
 
+func (t *Tool) setRaw(raw json.RawMessage)             { t.Raw = raw }
+func (p *Prompt) setRaw(raw json.RawMessage)           { p.Raw = raw }
+func (r *Resource) setRaw(raw json.RawMessage)         { r.Raw = raw }
+func (r *ResourceTemplate) setRaw(raw json.RawMessage) { r.Raw = raw }
+
 // Content is one content block (text, image, audio, resource_link or
 // resource). Only the fields of its Type are set; Raw has the block as sent.
 type Content struct {

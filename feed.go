@@ -1,0 +1,108 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The change feed: a session turns what it hears into invalidations, "kind
+// K may have changed" and "resource U was updated", and hands them to its
+// feed. A Client's feed re-lists (syncer.trigger) and calls resource
+// subscribers; a bare Session's feed calls its resource subscribers only.
+// Today's source is the 2025-11-25 notifications below; every other source
+// (a subscriptions/listen stream, an HTTP event stream) ends in the same
+// two calls.
+type changeFeed interface {
+	// listChanged says that kinds may have changed; at is when the news
+	// arrived.
+	listChanged(kinds []Kind, at time.Time)
+	// resourceUpdated says that the contents of uri changed.
+	resourceUpdated(uri string)
+}
+
+// notificationHandlers maps each server notification this package acts on
+// to its handler, as go-sdk's clientMethodInfos. Handlers run on the
+// session's dispatcher, in arrival order, before Options.OnNotification.
+// The list_changed notifications come from the kind registry (kindTable).
+var notificationHandlers = map[string]func(s *Session, m *wireMessage){
+	notifyProgress:         (*Session).onProgress,
+	notifyMessage:          (*Session).onLog,
+	notifyResourceUpdated:  (*Session).onResourceUpdated,
+	notifyToolsChanged:     (*Session).onListChanged,
+	notifyPromptsChanged:   (*Session).onListChanged,
+	notifyResourcesChanged: (*Session).onListChanged,
+}
+
+// handleNotification runs on the dispatcher goroutine, in arrival order.
+func (s *Session) handleNotification(m *wireMessage) {
+	if h := notificationHandlers[m.Method]; h != nil {
+		h(s, m)
+	}
+	if s.opts.OnNotification != nil {
+		s.opts.OnNotification(m.Method, m.Params)
+	}
+}
+
+func (s *Session) onProgress(m *wireMessage) {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+		Progress
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	s.mu.Lock()
+	fn := s.progress[string(p.Token)]
+	s.mu.Unlock()
+	if fn != nil {
+		fn(p.Progress)
+	}
+}
+
+func (s *Session) onLog(m *wireMessage) {
+	if s.opts.OnLog == nil {
+		return
+	}
+	var lm LogMessage
+	if json.Unmarshal(m.Params, &lm) == nil {
+		s.opts.OnLog(lm)
+	}
+}
+
+func (s *Session) onResourceUpdated(m *wireMessage) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(m.Params, &p) == nil {
+		s.feed.resourceUpdated(p.URI)
+	}
+}
+
+// onListChanged invalidates the kinds of a list_changed. It is honoured
+// even when the server did not declare listChanged, as long as it offers
+// the kind at all (servers forget the flag).
+func (s *Session) onListChanged(m *wireMessage) {
+	kinds := kindsInvalidatedBy(m.Method)
+	caps := s.caps()
+	for _, k := range kinds {
+		if spec, _ := specOf(k); !spec.offered(caps) {
+			// The kinds of one notification share their capability
+			// (resources and templates): log the notification once.
+			s.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", m.Method)
+			return
+		}
+	}
+	s.feed.listChanged(kinds, m.arrived)
+}
+
+// directFeed is the feed of a Session used on its own: no lists to
+// re-list; resource subscribers are called on the dispatcher.
+type directFeed struct{ subs *resourceSubs }
+
+func (directFeed) listChanged([]Kind, time.Time) {}
+
+func (f directFeed) resourceUpdated(uri string) {
+	for _, fn := range f.subs.fns(uri) {
+		fn(uri)
+	}
+}

@@ -1,0 +1,65 @@
+package mcplive
+
+// Kind names one of the four lists a server may offer.
+type Kind string
+
+// The four list kinds.
+const (
+	KindTools             Kind = "tools"
+	KindPrompts           Kind = "prompts"
+	KindResources         Kind = "resources"
+	KindResourceTemplates Kind = "resourceTemplates"
+)
+
+// Kinds lists every kind, in a fixed order.
+var Kinds = []Kind{KindTools, KindPrompts, KindResources, KindResourceTemplates}
+
+// kindSpec is everything this package knows about one kind of list, in one
+// place: how to list it, how to read its pages, what identifies an item,
+// whether a server offers it, and which notification invalidates it.
+type kindSpec struct {
+	kind         Kind
+	method       string // the list method
+	field        string // the items' member in a page
+	key          string // the member that identifies an item, for error texts
+	capability   string // the capability that offers it, for error texts
+	offered      func(ServerCapabilities) bool
+	notification string // the list_changed that invalidates it
+	// newLive makes the kind's List, with its syncer, for a Client.
+	newLive func(*Client, kindSpec) liveList
+}
+
+func offersTools(c ServerCapabilities) bool     { return c.Tools != nil }
+func offersPrompts(c ServerCapabilities) bool   { return c.Prompts != nil }
+func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
+
+// kindTable is the kind registry, in Kinds order. resources/list_changed
+// invalidates both resources and resource templates.
+var kindTable = []kindSpec{
+	{KindTools, methodListTools, "tools", "name", "tools", offersTools, notifyToolsChanged, newLive[Tool]},
+	{KindPrompts, methodListPrompts, "prompts", "name", "prompts", offersPrompts, notifyPromptsChanged, newLive[Prompt]},
+	{KindResources, methodListResources, "resources", "uri", "resources", offersResources, notifyResourcesChanged, newLive[Resource]},
+	{KindResourceTemplates, methodListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, notifyResourcesChanged, newLive[ResourceTemplate]},
+}
+
+// specOf returns the registry entry of k.
+func specOf(k Kind) (kindSpec, bool) {
+	for _, s := range kindTable {
+		if s.kind == k {
+			return s, true
+		}
+	}
+	return kindSpec{}, false
+}
+
+// kindsInvalidatedBy returns the kinds a list_changed notification
+// invalidates, in Kinds order; none for any other method.
+func kindsInvalidatedBy(method string) []Kind {
+	var out []Kind
+	for _, s := range kindTable {
+		if s.notification == method {
+			out = append(out, s.kind)
+		}
+	}
+	return out
+}

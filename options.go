@@ -1,0 +1,110 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Options configure a Client (Connect) or a single Session (NewSession).
+// A nil *Options means all defaults; zero fields mean their default.
+type Options struct {
+	// ClientInfo is sent in initialize. Default {Name: "mcplive"}.
+	ClientInfo Implementation
+	// RequestTimeout bounds each request (default 30 s). A request that
+	// times out is cancelled on the server with notifications/cancelled.
+	RequestTimeout time.Duration
+	// DialTimeout bounds each connection's opening (default 10 s).
+	// ReadLimit caps one incoming message in bytes (default 16 MiB). Both
+	// apply to the transport NewTransport picks for a Client and, in
+	// NewSession, to a transport of this package that sets none of its
+	// own; other transports ignore them.
+	DialTimeout time.Duration
+	ReadLimit   int64
+	// MaxPages caps the pages of one list walk (default 1000).
+	MaxPages int
+	// HeartbeatInterval is how often a Client pings the server (default
+	// 15 s; negative disables). HeartbeatTimeout is how long an answer may
+	// take before the connection counts as dead (default 10 s).
+	HeartbeatInterval time.Duration
+	HeartbeatTimeout  time.Duration
+	// Reconnect configures how a Client reconnects after a drop.
+	Reconnect ReconnectOptions
+	// Logger receives diagnostics (dropped responses, reconnects). A
+	// *slog.Logger fits. Nil discards them.
+	Logger Logger
+	// Transport overrides the transport a Client dials, which NewTransport
+	// otherwise picks by the URL's scheme.
+	Transport Transport
+	// OnNotification sees every server notification, in arrival order,
+	// on one goroutine that is not the read loop. It must not block long:
+	// notifications queue up behind it.
+	OnNotification func(method string, params json.RawMessage)
+	// OnLog receives notifications/message (see SetLoggingLevel), in order.
+	OnLog func(LogMessage)
+}
+
+// ReconnectOptions configure reconnection with exponential backoff and full
+// jitter: the n-th wait is random in [0, min(MaxDelay, InitialDelay·2ⁿ)].
+type ReconnectOptions struct {
+	Disabled     bool
+	InitialDelay time.Duration // default 250 ms
+	MaxDelay     time.Duration // default 30 s
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.ClientInfo.Name == "" {
+		r.ClientInfo = Implementation{Name: "mcplive", Version: Version}
+	}
+	if r.ClientInfo.Version == "" {
+		r.ClientInfo.Version = "0"
+	}
+	if r.RequestTimeout <= 0 {
+		r.RequestTimeout = DefaultRequestTimeout
+	}
+	if r.DialTimeout <= 0 {
+		r.DialTimeout = DefaultDialTimeout
+	}
+	if r.ReadLimit <= 0 {
+		r.ReadLimit = DefaultReadLimit
+	}
+	if r.MaxPages <= 0 {
+		r.MaxPages = DefaultMaxPages
+	}
+	if r.HeartbeatInterval == 0 {
+		r.HeartbeatInterval = 15 * time.Second
+	}
+	if r.HeartbeatTimeout <= 0 {
+		r.HeartbeatTimeout = 10 * time.Second
+	}
+	if r.Reconnect.InitialDelay <= 0 {
+		r.Reconnect.InitialDelay = 250 * time.Millisecond
+	}
+	if r.Reconnect.MaxDelay <= 0 {
+		r.Reconnect.MaxDelay = 30 * time.Second
+	}
+	if r.Logger == nil {
+		r.Logger = nopLogger{}
+	}
+	return r
+}
+
+// Logger receives the client's diagnostics. *slog.Logger satisfies it; the
+// package does not import log/slog itself, which keeps it out of the wasm.
+type Logger interface {
+	Info(msg string, args ...any)
+	Warn(msg string, args ...any)
+	Error(msg string, args ...any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Info(string, ...any)  {}
+func (nopLogger) Warn(string, ...any)  {}
+func (nopLogger) Error(string, ...any) {}
+
+// Version is this package's version, sent as the default client version.
+const Version = "0.1.0"
