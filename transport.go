@@ -60,6 +60,9 @@ const (
 // DialTimeout); nil means defaults.
 func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	o := opts.withDefaults()
+	if !strings.Contains(rawURL, "://") {
+		return nil, fmt.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("mcplive: bad server URL %q: %v", rawURL, err)
@@ -69,8 +72,6 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 		return &WebSocketTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}, nil
 	case "http", "https":
 		return newHTTPTransport(rawURL, o)
-	case "":
-		return nil, fmt.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
 	default:
 		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, u.Scheme)
 	}

@@ -1,0 +1,97 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mcplive/mcplive/internal/scripted"
+)
+
+// A long-lived request (a listen stream) is not bounded by the request
+// timeout, and its context still cancels it, with notifications/cancelled.
+func TestRequestLong(t *testing.T) {
+	srv, err := scripted.New("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	arrived := make(chan string, 4)
+	release := make(chan struct{})
+	srv.Hook = func(r *Request) error {
+		if r.Method != "tools/call" {
+			return nil
+		}
+		var p struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		arrived <- p.Name
+		if p.Name == "cancelled" {
+			<-r.Done
+			return ErrDrop
+		}
+		select { // held until the test releases it or the connection ends
+		case <-release:
+		case <-r.Done:
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := NewSession(ctx, &WebSocketTransport{URL: srv.URL}, &Options{RequestTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	long := make(chan error, 1)
+	go func() {
+		_, err := s.requestLong(ctx, methodCallTool, map[string]any{"name": "long"})
+		long <- err
+	}()
+	if got := <-arrived; got != "long" {
+		t.Fatalf("arrived %q", got)
+	}
+	// A plain request times out meanwhile: the request timeout has passed
+	// while the long one is still open.
+	if _, err := s.request(ctx, methodCallTool, map[string]any{"name": "short"}); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("plain request: %v, want ErrTimeout", err)
+	}
+	<-arrived // "short"
+	select {
+	case err := <-long:
+		t.Fatalf("the long-lived request ended with the request timeout: %v", err)
+	default:
+	}
+	close(release)
+	if err := <-long; err != nil {
+		t.Fatalf("long-lived request: %v", err)
+	}
+
+	// Cancelled by its context: the caller gets context.Canceled, the
+	// server notifications/cancelled.
+	lctx, lcancel := context.WithCancel(ctx)
+	go func() {
+		_, err := s.requestLong(lctx, methodCallTool, map[string]any{"name": "cancelled"})
+		long <- err
+	}()
+	<-arrived
+	lcancel()
+	if err := <-long; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled long-lived request: %v, want context.Canceled", err)
+	}
+	for srv.Count(notifyCancelled) == 0 {
+		// The cancellation is written by its own goroutine: a ping after
+		// it on the same connection arrives after it.
+		if err := s.Ping(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type Request = scripted.Request
+
+var ErrDrop = scripted.ErrDrop
