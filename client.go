@@ -407,14 +407,6 @@ func (c *Client) ifCurrent(sess *Session, epoch uint64, fn func()) {
 	}
 }
 
-// listChanged is the Client's change feed: it re-lists the kinds. It runs
-// on the session's dispatcher.
-func (c *Client) listChanged(kinds []Kind, at time.Time) {
-	for _, k := range kinds {
-		c.lists[k].syncer().trigger(CauseNotification, at)
-	}
-}
-
 // syncAll re-lists every kind the session offers and waits for all of them;
 // kinds it does not offer become empty and "unsupported".
 func (c *Client) syncAll(sess *Session, cause Cause) {

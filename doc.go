@@ -13,8 +13,9 @@
 //	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) { … })
 //	res, err := c.CallTool(ctx, "echo", map[string]any{"text": "hi"}, nil)
 //
-// The transport is a WebSocket (subprotocol "mcp", one JSON-RPC message per
-// text frame), the convention of the official SDKs' WebSocket transports;
+// The transport is chosen by the URL's scheme (NewTransport): ws:// and
+// wss:// dial a WebSocket (subprotocol "mcp", one JSON-RPC message per text
+// frame), the convention of the official SDKs' WebSocket transports;
 // WebSocket is not (yet) a transport of the MCP specification.
 //
 // The package has no cgo and no syscall/js: it builds natively and with
@@ -23,4 +24,30 @@
 // dead connection is found by the MCP ping heartbeat (Options
 // .HeartbeatInterval); a dial that times out may leave the browser's socket
 // to close by itself; close codes are limited to 1000 and 4000–4999.
+//
+// # The path of one list_changed
+//
+// Each layer calls only the one below it; nothing goes back up.
+//
+//  1. websocket.go: wsConn.Read returns the frame (a Transport's Conn).
+//  2. jsonrpc.go: rpcConn.readLoop checks the envelope (parseEnvelope, in
+//     jsonscan.go), stamps the notification's arrival and queues it; the
+//     dispatcher goroutine hands it, in arrival order, to the session.
+//  3. feed.go: Session.handleNotification looks the method up in
+//     notificationHandlers; onListChanged turns it into an invalidation of
+//     the kinds the kind registry (kinds.go) ties to it, checks that the
+//     server offers them, and hands it to the session's change feed.
+//  4. sync.go: the Client's feed (Client.listChanged) triggers the syncer of
+//     each kind: single flight, one more walk for triggers during a walk;
+//     the walk lists every page on the current session and applies the
+//     result unless a newer session has taken over.
+//  5. walk.go: Session.listRaw requests the pages (following nextCursor,
+//     guarding against repeated cursors and endless walks); relist decodes
+//     only the items that are new or changed.
+//  6. list.go: List.apply swaps the items, computes the diff and queues one
+//     Update for the subscribers on the client's event goroutine.
+//  7. wasm/lists.go: the binding's watcher sends the change to JS in one
+//     crossing (keys, added and changed items' raw JSON, removed keys).
+//  8. js/src/lists.js: the JS store rebuilds its frozen items array, reusing
+//     the objects of unchanged items, and calls its subscribers.
 package mcplive
