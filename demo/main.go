@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -122,7 +123,9 @@ func run(ctx context.Context, cfg config) error {
 	} else {
 		d.log.Info("admin token from " + tokenSource)
 	}
-	fmt.Fprintf(os.Stderr, "\n  curl -H 'Authorization: Bearer %s' %s/control/state\n\n", d.adminToken, base)
+	page := pageURL(ln.Addr(), d.adminToken)
+	fmt.Fprintf(os.Stderr, "\n  Open the demo (with the admin token, for situations 2-4):\n\n    %s\n\n  Control API:  curl -H 'Authorization: Bearer %s' %s/control/state\n\n",
+		page, d.adminToken, pageBase(ln.Addr()))
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -138,4 +141,25 @@ func run(ctx context.Context, cfg config) error {
 	err = errors.Join(d.shutdown(sctx), srv.Shutdown(sctx))
 	d.log.Info("stopped")
 	return err
+}
+
+// pageBase is the address a browser on this machine opens for a listener:
+// an unspecified address (":8080", "0.0.0.0:8080", "[::]:8080") becomes
+// 127.0.0.1, which the page's Origin check allows.
+func pageBase(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// pageURL is the ready-to-open link printed at start-up: the page with
+// ?admin=<token>, which the page keeps for the tab and removes from the
+// address bar, so the control API's situations are one click away.
+func pageURL(addr net.Addr, token string) string {
+	return pageBase(addr) + "/?" + url.Values{"admin": {token}}.Encode()
 }

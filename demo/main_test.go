@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -230,3 +231,21 @@ var (
 	onlineResources = []string{"demo://docs/mcp", "demo://docs/readme", "demo://docs/websocket", "demo://notes/scratch", "demo://status/clock"}
 	onlineTemplates = []string{"demo://greetings/{name}", "demo://math/square/{n}"}
 )
+
+func TestPageURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ addr, token, want string }{
+		{"127.0.0.1:8080", "secret", "http://127.0.0.1:8080/?admin=secret"},
+		{"0.0.0.0:8080", "a b&c", "http://127.0.0.1:8080/?admin=a+b%26c"},
+		{"[::]:9000", "t", "http://127.0.0.1:9000/?admin=t"},
+		{"[::1]:9000", "t", "http://[::1]:9000/?admin=t"},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pageURL(addr, tc.token); got != tc.want {
+			t.Errorf("pageURL(%s, %q) = %s, want %s", tc.addr, tc.token, got, tc.want)
+		}
+	}
+}

@@ -70,10 +70,16 @@ export function createAdmin({ log, connectionId, onRole }) {
     }
   }
 
+  const card = $("#sit-token");
   function setState(text, kind) {
     stateEl.textContent = text;
     stateEl.dataset.state = kind;
+    card.dataset.state = kind; // ok: the card folds to one line, with a Change button
   }
+  $("#admin-change").addEventListener("click", () => {
+    card.dataset.state = "edit";
+    tokenInput.focus();
+  });
 
   function setEnabled(on) {
     ok = on;

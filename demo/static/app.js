@@ -6,7 +6,7 @@
 // DOM as text (see dom.js); nothing here assigns HTML.
 
 import { connect } from "/js/index.js";
-import { h, $, clear, iconFor, ms, json, errorText, clock } from "./dom.js";
+import { h, $, clear, clip, iconFor, ms, json, errorText, clock } from "./dom.js";
 import { createPanel, listStatusText } from "./panels.js";
 import { createLog } from "./log.js";
 import { toolForm, promptForm, templateVariables, expandTemplate } from "./schema-form.js";
@@ -14,14 +14,16 @@ import { createAdmin } from "./admin.js";
 
 const KINDS = ["tools", "prompts", "resources", "resourceTemplates"];
 const KEY = { tools: (t) => t.name, prompts: (p) => p.name, resources: (r) => r.uri, resourceTemplates: (t) => t.uriTemplate };
-const LIST_CHANGED = {
-  "notifications/tools/list_changed": ["tools"],
-  "notifications/prompts/list_changed": ["prompts"],
-  "notifications/resources/list_changed": ["resources", "resourceTemplates"],
-};
 
 const log = createLog($("#log"));
 $("#log-clear").addEventListener("click", () => log.clear());
+// On a phone the log is a strip of the newest entries; "More" opens it up.
+$("#log-expand").addEventListener("click", (ev) => {
+  const open = !$(".log").hasAttribute("data-expanded");
+  $(".log").toggleAttribute("data-expanded", open);
+  ev.currentTarget.setAttribute("aria-expanded", String(open));
+  ev.currentTarget.textContent = open ? "Less" : "More";
+});
 
 /** @type {import("/js/index.js").Client | null} */
 let client = null;
@@ -72,43 +74,49 @@ async function start() {
 
 // ---- the four panels ---------------------------------------------------------
 
+// An item is two lines: its name (with title and button), then one line of
+// badges, URI and description, cut to fit (the full text is in a tooltip).
 function nameRow(item, key, extra) {
   const title = typeof item.title === "string" && item.title && item.title !== key ? item.title : null;
-  return h("div", { class: "item-head" }, iconFor(item.icons), h("code", { class: "key", text: key }), title ? h("span", { class: "title", text: title }) : null, extra);
+  return h(
+    "div",
+    { class: "item-head" },
+    iconFor(item.icons),
+    h("code", { class: "key", text: key, title: clip(String(key), 500) }),
+    title ? h("span", { class: "title", text: title, title: clip(title, 500) }) : null,
+    extra,
+  );
 }
-const desc = (item) => (typeof item.description === "string" && item.description ? h("p", { class: "desc", text: item.description }) : null);
+function subLine(...parts) {
+  const nodes = parts.flat().filter(Boolean);
+  return nodes.length ? h("p", { class: "item-sub" }, nodes) : null;
+}
+const desc = (item) => (typeof item.description === "string" && item.description ? h("span", { class: "desc", text: item.description, title: clip(item.description, 1000) }) : null);
+const badge = (text, cls, title) => h("span", { class: ["badge", cls], text, title: title ? clip(title, 500) : clip(text, 500) });
+const uriCode = (uri) => h("code", { class: "uri", text: uri, title: clip(uri, 1000) });
 const tryButton = (label, onClick) => h("button", { type: "button", class: "small secondary try-btn", text: label, on: { click: onClick } });
 
 const renderers = {
   tools: (t) => {
     const a = t.annotations ?? {};
-    const badges = [a.readOnlyHint === true ? "read-only" : null, a.destructiveHint === true ? "destructive" : null].filter(Boolean);
-    return [
-      nameRow(t, t.name, tryButton("Call", () => pick("tool", t.name))),
-      desc(t),
-      badges.length ? h("p", { class: "badges" }, badges.map((b) => h("span", { class: "badge", text: b }))) : null,
-    ].filter(Boolean);
+    const badges = [a.readOnlyHint === true ? badge("read-only") : null, a.destructiveHint === true ? badge("destructive", "warn") : null];
+    return [nameRow(t, t.name, tryButton("Call", () => pick("tool", t.name))), subLine(badges, desc(t))].filter(Boolean);
   },
   prompts: (p) => {
     const args = Array.isArray(p.arguments) ? p.arguments : [];
-    return [
-      nameRow(p, p.name, tryButton("Get", () => pick("prompt", p.name))),
-      desc(p),
-      args.length
-        ? h("p", { class: "badges" }, args.map((a) => h("span", { class: ["badge", a.required ? "required" : null], title: a.description ?? null, text: `${a.name}${a.required ? "*" : ""}` })))
-        : null,
-    ].filter(Boolean);
+    const badges = args.map((a) => badge(`${a?.name}${a?.required ? "*" : ""}`, a?.required ? "required" : null, typeof a?.description === "string" ? a.description : null));
+    return [nameRow(p, p.name, tryButton("Get", () => pick("prompt", p.name))), subLine(badges, desc(p))].filter(Boolean);
   },
-  resources: (r) => [
-    nameRow(r, r.name, tryButton("Read", () => pick("resource", `r:${r.uri}`))),
-    h("p", { class: "uri" }, h("code", { text: r.uri }), r.mimeType ? h("span", { class: "badge", text: r.mimeType }) : null),
-    desc(r),
-  ].filter(Boolean),
-  resourceTemplates: (t) => [
-    nameRow(t, t.name, tryButton("Use", () => pick("resource", `t:${t.uriTemplate}`))),
-    h("p", { class: "uri" }, h("code", { text: t.uriTemplate }), t.mimeType ? h("span", { class: "badge", text: t.mimeType }) : null),
-    desc(t),
-  ].filter(Boolean),
+  resources: (r) =>
+    [
+      nameRow(r, r.name, tryButton("Read", () => pick("resource", `r:${r.uri}`))),
+      subLine(uriCode(r.uri), desc(r)),
+    ].filter(Boolean),
+  resourceTemplates: (t) =>
+    [
+      nameRow(t, t.name, tryButton("Use", () => pick("resource", `t:${t.uriTemplate}`))),
+      subLine(uriCode(t.uriTemplate), desc(t)),
+    ].filter(Boolean),
 };
 
 const panels = Object.fromEntries(KINDS.map((k) => [k, createPanel($(`#panel-${k}`), { keyOf: KEY[k], render: renderers[k] })]));
@@ -120,7 +128,6 @@ function wire(c) {
   $("#server-info").textContent = `${info.title || info.name} ${info.version} · MCP ${c.protocolVersion}`;
 
   let lostAt = 0;
-  let reconnectedAt = 0;
   let prev = c.status.get();
   c.status.subscribe((s) => {
     showStatus(s);
@@ -129,8 +136,7 @@ function wire(c) {
       lostAt = performance.now();
       log.add("status", "connection lost: lists stay visible as stale; reconnecting");
     } else if (s === "ready" && prev === "reconnecting") {
-      reconnectedAt = performance.now();
-      log.add("status", "reconnected; every list re-listed", { timing: `down ${ms(reconnectedAt - lostAt)}` });
+      log.add("status", "reconnected; every list re-listed", { timing: `down ${ms(performance.now() - lostAt)}` });
       c.setLoggingLevel("info").catch(() => {});
       refreshWhoami();
       admin.refreshSoon();
@@ -152,25 +158,19 @@ function wire(c) {
     });
   }
 
-  // Re-list timing: from the first list_changed of a kind to its applied change.
-  const pendingSince = {};
   c.on("notification", ({ method, params }) => {
-    const kinds = LIST_CHANGED[method];
-    const now = performance.now();
-    if (kinds) for (const k of kinds) if (!pendingSince[k] || now - pendingSince[k] > 10000) pendingSince[k] = now;
     if (method === "notifications/message") return; // shown by on("log")
-    const detail = params && Object.keys(params).length ? JSON.stringify(params).slice(0, 300) : undefined;
-    log.add("notification", method, { detail });
+    const detail = params && Object.keys(params).length ? clip(JSON.stringify(params), 300) : undefined;
+    log.add("notification", String(method), { detail });
   });
   c.on("change", (ev) => {
-    const now = performance.now();
-    const since = pendingSince[ev.kind];
-    delete pendingSince[ev.kind];
     const key = KEY[ev.kind];
-    const names = (sign, list) => list.slice(0, 8).map((x) => sign + key(x)).concat(list.length > 8 ? [`${sign}${list.length - 8} more`] : []);
+    const names = (sign, list) => list.slice(0, 8).map((x) => sign + clip(String(key(x)), 80)).concat(list.length > 8 ? [`${sign}${list.length - 8} more`] : []);
     const parts = [...names("+", ev.added), ...names("−", ev.removed), ...names("~", ev.changed)];
-    const timing = since ? `re-listed ${ms(now - since)} after list_changed` : reconnectedAt && now - reconnectedAt < 5000 ? "after reconnect" : undefined;
-    log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, { timing });
+    log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, {
+      timing: changeTiming(ev),
+      data: { cause: typeof ev.cause === "string" ? ev.cause : "", latency: typeof ev.latencyMs === "number" ? String(ev.latencyMs) : "" },
+    });
     if (ev.kind === "tools") refreshWhoami();
     admin.refreshSoon();
   });
@@ -181,6 +181,29 @@ function wire(c) {
   c.setLoggingLevel("info").catch((err) => log.add("error", `logging/setLevel: ${errorText(err)}`));
   refreshWhoami().then(() => admin.refresh());
   addEventListener("pagehide", () => c.close());
+}
+
+/**
+ * changeTiming says why a change event happened and, for one caused by a
+ * list_changed, how long after that notification the re-listed list was
+ * applied: the package measures it (ev.cause, ev.latencyMs). A package
+ * without those fields gets no timing rather than a guessed one.
+ */
+function changeTiming(ev) {
+  switch (ev.cause) {
+    case "notification":
+      return typeof ev.latencyMs === "number" && Number.isFinite(ev.latencyMs) ? `re-listed ${ms(ev.latencyMs)} after list_changed` : undefined;
+    case "reconnect":
+      return "re-listed after a reconnect";
+    case "resync":
+      return "re-listed after a resync";
+    case "refresh":
+      return "re-listed by refresh()";
+    case "initial":
+      return "first sync";
+    default:
+      return undefined;
+  }
 }
 
 /** onList keeps the controls that depend on a list in step with it. */
@@ -279,7 +302,7 @@ async function authCall(tool, args) {
     const r = await client.callTool(tool, args);
     const text = r.content?.find((b) => b.type === "text")?.text ?? "";
     out.dataset.state = r.isError ? "error" : "ok";
-    out.textContent = text || (r.isError ? "failed" : "done");
+    out.textContent = clip(text, 300) || (r.isError ? "failed" : "done");
     log.add("call", `${tool} → ${r.isError ? "isError" : "ok"}`, { timing: ms(performance.now() - t0) });
     refreshWhoami();
   } catch (err) {
@@ -300,6 +323,18 @@ const admin = createAdmin({
   },
 });
 
+// ---- the dock: "Change the lists" and "Try it" -----------------------------------------
+
+const DOCK = ["change", "try"];
+function showDock(name) {
+  for (const d of DOCK) {
+    $(`#dock-btn-${d}`).setAttribute("aria-selected", String(d === name));
+    $(`#dock-${d}`).hidden = d !== name;
+  }
+  if (name === "try") $("#try-dot").hidden = true;
+}
+for (const d of DOCK) $(`#dock-btn-${d}`).addEventListener("click", () => showDock(d));
+
 // ---- try it: tabs -------------------------------------------------------------------
 
 const TABS = ["tool", "prompt", "resource"];
@@ -313,11 +348,14 @@ for (const t of TABS) $(`#tab-btn-${t}`).addEventListener("click", () => showTab
 
 /** pick opens a tab with one item chosen (the panels' Call / Get / Read buttons). */
 function pick(tab, value) {
+  showDock("try");
   showTab(tab);
   ({ tool: toolPicker, prompt: promptPicker, resource: resourcePicker })[tab].choose(value);
-  const section = document.querySelector(".try");
-  section.scrollIntoView({ block: "nearest", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
-  section.querySelector("#tab-" + tab + " .fields input, #tab-" + tab + " .fields select, #tab-" + tab + " .fields textarea, #tab-" + tab + " button[type=submit]")?.focus({ preventScroll: true });
+  $(".dock-body").scrollTop = 0;
+  // With a mouse, straight into the first field; on a touch screen that would pop up the keyboard.
+  if (matchMedia("(pointer: fine)").matches) {
+    document.querySelector(`#tab-${tab} .fields input, #tab-${tab} .fields select, #tab-${tab} .fields textarea, #tab-${tab} button[type=submit]`)?.focus({ preventScroll: true });
+  }
 }
 
 /**
@@ -333,8 +371,8 @@ function picker({ select, keyOf, preferred, onChoose }) {
     items = next;
     if (key === null && next.length) key = next.some((x) => keyOf(x) === preferred) ? preferred : keyOf(next[0]);
     const found = next.find((x) => keyOf(x) === key);
-    const opts = next.map((x) => h("option", { value: keyOf(x), text: keyOf(x) }));
-    if (key !== null && !found) opts.push(h("option", { value: key, text: `${key} (no longer offered)`, disabled: true }));
+    const opts = next.map((x) => h("option", { value: keyOf(x), text: clip(String(keyOf(x)), 120) }));
+    if (key !== null && !found) opts.push(h("option", { value: key, text: `${clip(key, 120)} (no longer offered)`, disabled: true }));
     select.replaceChildren(...opts);
     if (key !== null) select.value = key;
     if (found !== item && key !== null) {
@@ -366,7 +404,7 @@ const toolPicker = picker({
   onChoose(tool, name) {
     showFormError($("#tool-error"), null);
     const fields = clear($("#tool-fields"));
-    $("#tool-desc").textContent = tool ? tool.description ?? "" : `${name} is no longer offered by the server.`;
+    $("#tool-desc").textContent = tool ? tool.description ?? "" : `${clip(name, 200)} is no longer offered by the server.`;
     $("#tool-call").disabled = !tool;
     currentToolForm = tool ? toolForm(tool.inputSchema) : null;
     if (currentToolForm) fields.append(currentToolForm.element);
@@ -393,21 +431,21 @@ $("#tool-form").addEventListener("submit", async (ev) => {
     const r = await client.callTool(tool.name, args);
     const took = performance.now() - t0;
     renderToolResult(out, tool.name, r, took);
-    log.add("call", `${tool.name} → ${r.isError ? "isError" : "ok"}`, { timing: ms(took), detail: JSON.stringify(args).slice(0, 200) });
+    log.add("call", `${clip(tool.name, 80)} → ${r.isError ? "isError" : "ok"}`, { timing: ms(took), detail: clip(JSON.stringify(args), 200) });
     if (["login", "logout"].includes(tool.name)) refreshWhoami();
   } catch (err) {
     out.dataset.state = "error";
-    out.replaceChildren(h("p", { class: "result-head error", text: `${tool.name} failed: ${errorText(err)}` }));
-    log.add("error", `${tool.name}: ${errorText(err)}`);
+    out.replaceChildren(h("p", { class: "result-head error", text: `${clip(tool.name, 200)} failed: ${errorText(err)}` }));
+    log.add("error", `${clip(tool.name, 80)}: ${errorText(err)}`);
   }
 });
 
 function renderToolResult(out, name, r, took) {
   out.dataset.state = r.isError ? "error" : "ok";
   out.replaceChildren(
-    h("p", { class: ["result-head", r.isError ? "error" : "ok"] }, h("strong", { text: r.isError ? "isError" : "result" }), ` of ${name} · ${ms(took)}`),
+    h("p", { class: ["result-head", r.isError ? "error" : "ok"] }, h("strong", { text: r.isError ? "isError" : "result" }), ` of ${clip(name, 200)} · ${ms(took)}`),
     ...contentBlocks(r.content),
-    r.structuredContent !== undefined
+    r.structuredContent != null // absent (null or undefined): nothing to show
       ? h("details", { open: true, class: "structured" }, h("summary", { text: "structuredContent" }), h("pre", { class: "json", text: json(r.structuredContent) }))
       : null,
   );
@@ -430,7 +468,7 @@ function contentBlocks(blocks) {
       case "audio":
         return h("p", { class: "muted", text: `[audio ${String(b.mimeType ?? "")}, ${Math.round((String(b.data ?? "").length * 3) / 4)} bytes]` });
       case "resource_link":
-        return h("p", { class: "link" }, "link: ", h("code", { text: String(b.uri ?? "") }), b.name ? ` (${String(b.name)})` : null);
+        return h("p", { class: "link" }, "link: ", h("code", { text: clip(String(b.uri ?? ""), 500), title: clip(String(b.uri ?? ""), 2000) }), b.name ? ` (${clip(String(b.name), 200)})` : null);
       case "resource":
         return resourceContents([b.resource])[0] ?? h("p", { class: "muted", text: "[empty resource]" });
       default:
@@ -445,7 +483,7 @@ function resourceContents(list) {
     h(
       "div",
       { class: "contents" },
-      h("p", { class: "contents-head" }, h("code", { text: String(c?.uri ?? "") }), c?.mimeType ? h("span", { class: "badge", text: String(c.mimeType) }) : null),
+      h("p", { class: "contents-head" }, h("code", { text: clip(String(c?.uri ?? ""), 500), title: clip(String(c?.uri ?? ""), 2000) }), c?.mimeType ? badge(String(c.mimeType)) : null),
       typeof c?.text === "string" ? h("pre", { class: "content-text", text: c.text }) : h("p", { class: "muted", text: `[binary, ${Math.round((String(c?.blob ?? "").length * 3) / 4)} bytes]` }),
     ),
   );
@@ -461,7 +499,7 @@ const promptPicker = picker({
   onChoose(prompt, name) {
     showFormError($("#prompt-error"), null);
     const fields = clear($("#prompt-fields"));
-    $("#prompt-desc").textContent = prompt ? prompt.description ?? "" : `${name} is no longer offered by the server.`;
+    $("#prompt-desc").textContent = prompt ? prompt.description ?? "" : `${clip(name, 200)} is no longer offered by the server.`;
     $("#prompt-get").disabled = !prompt;
     currentPromptForm = prompt ? promptForm(prompt.arguments) : null;
     if (currentPromptForm) fields.append(currentPromptForm.element);
@@ -482,15 +520,15 @@ $("#prompt-form").addEventListener("submit", async (ev) => {
     const took = performance.now() - t0;
     out.dataset.state = "ok";
     out.replaceChildren(
-      h("p", { class: "result-head ok" }, h("strong", { text: prompt.name }), ` · ${r.messages?.length ?? 0} message(s) · ${ms(took)}`),
+      h("p", { class: "result-head ok" }, h("strong", { text: clip(prompt.name, 200) }), ` · ${r.messages?.length ?? 0} message(s) · ${ms(took)}`),
       r.description ? h("p", { class: "desc", text: r.description }) : null,
       ...(r.messages ?? []).map((m) => h("div", { class: "message" }, h("span", { class: "role", text: String(m.role) }), ...contentBlocks([m.content]))),
     );
-    log.add("call", `prompts/get ${prompt.name} → ok`, { timing: ms(took) });
+    log.add("call", `prompts/get ${clip(prompt.name, 80)} → ok`, { timing: ms(took) });
   } catch (err) {
     out.dataset.state = "error";
-    out.replaceChildren(h("p", { class: "result-head error", text: `${prompt.name} failed: ${errorText(err)}` }));
-    log.add("error", `prompts/get ${prompt.name}: ${errorText(err)}`);
+    out.replaceChildren(h("p", { class: "result-head error", text: `${clip(prompt.name, 200)} failed: ${errorText(err)}` }));
+    log.add("error", `prompts/get ${clip(prompt.name, 80)}: ${errorText(err)}`);
   }
 });
 
@@ -509,10 +547,10 @@ const resourcePicker = (() => {
     const all = new Map([...resources.map((r) => [`r:${r.uri}`, r]), ...templates.map((t) => [`t:${t.uriTemplate}`, t])]);
     if (key === null && all.size) key = all.has("r:demo://notes/scratch") ? "r:demo://notes/scratch" : all.keys().next().value;
     const group = (label, prefix, list, keyOf) =>
-      list.length ? h("optgroup", { label }, list.map((x) => h("option", { value: prefix + keyOf(x), text: keyOf(x) }))) : null;
+      list.length ? h("optgroup", { label }, list.map((x) => h("option", { value: prefix + keyOf(x), text: clip(String(keyOf(x)), 120) }))) : null;
     const opts = [group("Resources", "r:", resources, (r) => r.uri), group("Templates", "t:", templates, (t) => t.uriTemplate)].filter(Boolean);
     const item = key === null ? undefined : all.get(key);
-    if (key !== null && !item) opts.push(h("option", { value: key, text: `${key.slice(2)} (no longer offered)`, disabled: true }));
+    if (key !== null && !item) opts.push(h("option", { value: key, text: `${clip(key.slice(2), 120)} (no longer offered)`, disabled: true }));
     select.replaceChildren(...opts);
     if (key !== null) select.value = key;
     if (!chosen || chosen.key !== key || chosen.item !== item) {
@@ -550,7 +588,9 @@ function currentURI() {
 }
 
 function showURI() {
-  $("#resource-uri").textContent = currentURI();
+  const uri = currentURI();
+  $("#resource-uri").textContent = clip(uri, 500);
+  $("#resource-uri").title = clip(uri, 2000);
   const sub = $("#resource-sub");
   const subscribed = subscription !== null;
   sub.disabled = !subscribed && (!chosen?.item || chosen.kind !== "r");
@@ -567,19 +607,19 @@ $("#resource-form").addEventListener("submit", async (ev) => {
   try {
     const r = await client.readResource(uri);
     const took = performance.now() - t0;
-    $("#resource-meta").textContent = `read ${uri} at ${clock()} · ${ms(took)}`;
+    $("#resource-meta").textContent = `read ${clip(uri, 120)} at ${clock()} · ${ms(took)}`;
     $("#resource-result").replaceChildren(...resourceContents(r.contents));
-    log.add("call", `resources/read ${uri} → ok`, { timing: ms(took) });
+    log.add("call", `resources/read ${clip(uri, 120)} → ok`, { timing: ms(took) });
   } catch (err) {
     showFormError($("#resource-error"), err);
-    log.add("error", `resources/read ${uri}: ${errorText(err)}`);
+    log.add("error", `resources/read ${clip(uri, 120)}: ${errorText(err)}`);
   }
 });
 
 $("#resource-sub").addEventListener("click", () => {
   if (subscription) {
     subscription.stop();
-    log.add("call", `unsubscribed from ${subscription.uri}`);
+    log.add("call", `unsubscribed from ${clip(subscription.uri, 120)}`);
     subscription = null;
     $("#resource-meta").textContent = "";
     showURI();
@@ -595,23 +635,28 @@ $("#resource-sub").addEventListener("click", () => {
       sub.updates++;
       const meta = $("#resource-meta");
       meta.dataset.updates = String(sub.updates);
-      meta.textContent = sub.updates === 0 ? `subscribed to ${uri} · read at ${clock()}` : `subscribed to ${uri} · updated ${sub.updates}× · last at ${clock()}`;
+      const u = clip(uri, 120);
+      meta.textContent = sub.updates === 0 ? `subscribed to ${u} · read at ${clock()}` : `subscribed to ${u} · updated ${sub.updates}× · last at ${clock()}`;
       $("#resource-result").replaceChildren(...resourceContents(contents));
-      if (sub.updates > 0) log.add("call", `re-read ${uri} after resources/updated`);
+      if (sub.updates > 0) {
+        log.add("call", `re-read ${u} after resources/updated`);
+        if ($("#dock-try").hidden) $("#try-dot").hidden = false; // news in the other tab
+      }
     },
     {
       onError: (err) => {
         showFormError($("#resource-error"), err);
-        log.add("error", `subscription ${uri}: ${errorText(err)}`);
+        log.add("error", `subscription ${clip(uri, 120)}: ${errorText(err)}`);
       },
     },
   );
-  log.add("call", `subscribed to ${uri}`);
+  log.add("call", `subscribed to ${clip(uri, 120)}`);
   showURI();
 });
 
 // ---- go ------------------------------------------------------------------------------
 
 admin.init();
+showDock("change");
 showTab("tool");
 start();

@@ -79,6 +79,16 @@ export function safeIconURL(src) {
   return null;
 }
 
+/**
+ * clip cuts s to at most n characters (then ends it with "…"), for
+ * places where a server's string is context, not content: a log line, a
+ * result header, a tooltip. The boxes still wrap or cut what is left.
+ */
+export function clip(s, n) {
+  s = String(s ?? "");
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
 /** clock formats a Date as HH:MM:SS.mmm. */
 export function clock(d = new Date()) {
   const p = (n, w = 2) => String(n).padStart(w, "0");

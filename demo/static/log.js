@@ -2,7 +2,7 @@
 // server log messages, connection changes, calls and control requests.
 // Newest first; every text is a text node.
 
-import { h, clock } from "./dom.js";
+import { h, clip, clock } from "./dom.js";
 
 const MAX = 300;
 
@@ -16,17 +16,19 @@ export function createLog(ol) {
    * add appends one entry.
    * @param {"notification"|"change"|"log"|"status"|"call"|"control"|"error"} type
    * @param {string} text
-   * @param {{ detail?: string, timing?: string, level?: string }} [more]
+   * @param {{ detail?: string, timing?: string, level?: string, data?: Record<string, string> }} [more]
    */
   function add(type, text, more = {}) {
+    const dataset = { ...more.data, type, n: String(++n) };
+    if (more.level) dataset.level = clip(more.level, 40);
     const li = h(
       "li",
-      { class: ["entry", `entry-${type}`], dataset: { type, n: String(++n), level: more.level } },
+      { class: ["entry", `entry-${type}`], dataset },
       h("span", { class: "tag", text: type }),
       h("time", { text: clock() }),
-      h("span", { class: "text", text }),
-      more.timing ? h("span", { class: "timing", text: more.timing }) : null,
-      more.detail ? h("span", { class: "detail", text: more.detail }) : null,
+      h("span", { class: "text", text: clip(text, 600) }),
+      more.timing ? h("span", { class: "timing", text: clip(more.timing, 200) }) : null,
+      more.detail ? h("span", { class: "detail", text: clip(more.detail, 400) }) : null,
     );
     ol.prepend(li);
     while (ol.children.length > MAX) ol.lastElementChild.remove();
