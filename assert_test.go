@@ -11,15 +11,37 @@ import (
 
 // A handful of assert helpers shared by this package's tests.
 
-// waitLimit bounds every wait of a test for something that must happen. It
-// is a liveness bound (a hang becomes a failure), never a speed assertion.
-const waitLimit = 10 * time.Second
+// waitLimit bounds the wait for ONE event that must happen: a message, an
+// update, a state change, a call's answer. It is a hang detector, never a
+// speed budget: it never spans a batch of work (a loop of calls, a burst of
+// notifications), and it is long enough for a machine loaded far beyond its
+// cores. A wait for a batch waits for each of its events in turn.
+const waitLimit = 60 * time.Second
 
-// testCtx returns a context that ends with the test or after waitLimit.
+// deadlineMargin is how long before the test binary's deadline testCtx
+// ends, so that a hung call fails its test with a message and a cleanup
+// instead of the panic of go test -timeout.
+const deadlineMargin = 15 * time.Second
+
+// testCtx returns a context for the calls of a test. It is no speed budget
+// either: go test -timeout is the hang detector of a whole test, and the
+// context ends a little before it (without a deadline, with the test).
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := testDeadline(t); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-min(deadlineMargin, time.Until(d)/4)))
+	}
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// testDeadline is t.Deadline for a *testing.T (a benchmark has none).
+func testDeadline(t testing.TB) (time.Time, bool) {
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		return dt.Deadline()
+	}
+	return time.Time{}, false
 }
 
 // assertNoErr fails the test at once when err is not nil.

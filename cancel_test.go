@@ -32,6 +32,8 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		})
 	}})
+	// No budget for the 300 calls together (a loaded machine may take
+	// minutes): each call is bounded by the session's request timeout.
 	ctx := testCtx(t)
 	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: srv.URL}, nil)
 	assertNoErr(t, err, "NewSession")
@@ -62,7 +64,9 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 func TestClientRequestTimeoutWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
-	c := liveConnect(t, srv.URL, &mcplive.Options{RequestTimeout: 100 * time.Millisecond})
+	// The timeout also bounds every request of Connect's first sync: long
+	// enough for each of those on a loaded machine.
+	c := liveConnect(t, srv.URL, &mcplive.Options{RequestTimeout: time.Second})
 	states := liveWatchStates(t, c)
 	srv.Stop()
 	states.await(t, mcplive.StateReconnecting)

@@ -340,7 +340,7 @@ func TestLiveBurstDuringRelistCostsOneMore(t *testing.T) {
 	const burst = 1000
 	srv := liveScripted(t, "", 2)
 	srv.Set(scripted.Tools, scripted.Tool("a", "v1"), scripted.Tool("b"), scripted.Tool("c"), scripted.Tool("d"), scripted.Tool("e"))
-	var routed atomic.Int64
+	routed := newLiveCounter()
 	allRouted := make(chan struct{})
 	held := make(chan struct{})
 	var hold atomic.Bool
@@ -356,8 +356,8 @@ func TestLiveBurstDuringRelistCostsOneMore(t *testing.T) {
 	}
 	o := liveOptions()
 	o.OnNotification = func(method string, _ json.RawMessage) {
-		if method == liveNotifyTools && routed.Add(1) == burst {
-			close(allRouted)
+		if method == liveNotifyTools {
+			routed.add()
 		}
 	}
 	c := liveConnect(t, srv.URL, o)
@@ -374,6 +374,8 @@ func TestLiveBurstDuringRelistCostsOneMore(t *testing.T) {
 		return items
 	})
 	srv.Burst(liveNotifyTools, nil, burst-1)
+	routed.await(t, burst, "notifications handled") // each one in turn: no budget for the whole burst
+	close(allRouted)
 
 	liveWait(t, c.Tools(), "a@v2", func(s mcplive.Snapshot[mcplive.Tool]) bool { return liveDescs(s.Items)["a"] == "v2" })
 	// Refresh is a barrier: it returns after a walk that started after it.
@@ -399,12 +401,11 @@ func TestLiveBurstCostsAtMostTwoMore(t *testing.T) {
 	const burst = 1000
 	srv := liveScripted(t, "", 2)
 	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"), scripted.Tool("c"))
-	var routed atomic.Int64
-	allRouted := make(chan struct{})
+	routed := newLiveCounter()
 	o := liveOptions()
 	o.OnNotification = func(method string, _ json.RawMessage) {
-		if method == liveNotifyTools && routed.Add(1) == burst {
-			close(allRouted)
+		if method == liveNotifyTools {
+			routed.add()
 		}
 	}
 	c := liveConnect(t, srv.URL, o)
@@ -412,7 +413,7 @@ func TestLiveBurstCostsAtMostTwoMore(t *testing.T) {
 
 	srv.Update(scripted.Tools, func(items []json.RawMessage) []json.RawMessage { return append(items, scripted.Tool("z")) })
 	srv.Burst(liveNotifyTools, nil, burst)
-	liveRecv(t, allRouted, "all notifications handled")
+	routed.await(t, burst, "notifications handled")
 	liveWait(t, c.Tools(), "with z", liveHasKeys[mcplive.Tool]([]string{"a", "b", "c", "z"}))
 	// Walks are counted when they start; every trigger has happened. A walk
 	// may still be running: its count is in.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,10 +20,17 @@ import (
 	"github.com/mcplive/mcplive/internal/scripted"
 )
 
-// liveDeadline bounds every wait of these tests. Reaching it is a failure
-// (a list that never converges, a call that never returns), never a measure
-// of speed.
-const liveDeadline = 10 * time.Second
+// liveDeadline bounds the wait for one event of these tests (an update, a
+// state change, a call's answer); see waitLimit. Reaching it is a failure (a
+// list that never converges, a call that never returns), never a measure of
+// speed. A wait for many events restarts it at each one.
+const liveDeadline = waitLimit
+
+// liveHeartbeatTimeout is the HeartbeatTimeout of the tests whose server
+// goes silent: the timer they wait for. The healthy pings of those tests
+// (every 10 ms) must come back within it too, so it leaves a loaded machine
+// ample room for a round trip.
+const liveHeartbeatTimeout = 2 * time.Second
 
 // liveOptions: fast reconnects, no heartbeat unless a test asks for one.
 func liveOptions() *mcplive.Options {
@@ -39,9 +47,9 @@ func liveConnect(t testing.TB, url string, o *mcplive.Options) *mcplive.Client {
 	if o == nil {
 		o = liveOptions()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
-	defer cancel()
-	c, err := mcplive.Connect(ctx, url, o)
+	// Connect is a batch of work (initialize, then every page of every
+	// list): no budget but the test's; each request has its RequestTimeout.
+	c, err := mcplive.Connect(testCtx(t), url, o)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}
@@ -90,11 +98,13 @@ func (r *liveRec[T]) all() []mcplive.Update[T] {
 	return slices.Clone(r.ups)
 }
 
-// at waits for the i-th update (from 0) and returns it.
+// at waits for the i-th update (from 0) and returns it. Each update on
+// the way may take up to liveDeadline.
 func (r *liveRec[T]) at(t testing.TB, i int) mcplive.Update[T] {
 	t.Helper()
 	timer := time.NewTimer(liveDeadline)
 	defer timer.Stop()
+	last := -1
 	for {
 		r.mu.Lock()
 		if len(r.ups) > i {
@@ -104,15 +114,22 @@ func (r *liveRec[T]) at(t testing.TB, i int) mcplive.Update[T] {
 		}
 		n := len(r.ups)
 		r.mu.Unlock()
+		if n > last {
+			last = n
+			timer.Reset(liveDeadline)
+		}
 		select {
 		case <-r.wake:
 		case <-timer.C:
-			t.Fatalf("update #%d never came (%d so far: %s)", i, n, liveDescribeAll(r.all()))
+			t.Fatalf("update #%d never came (%d so far, none for %v: %s)", i, n, liveDeadline, liveDescribeAll(r.all()))
 		}
 	}
 }
 
-// liveWait waits until pred holds for l's snapshot and returns it.
+// liveWait waits until pred holds for l's snapshot and returns it. It
+// fails when the list stays still for liveDeadline, or when the test's own
+// deadline (testCtx) comes while it keeps changing: the list may go through
+// many updates first (a burst, a restart), each its own event.
 func liveWait[T mcplive.Item](t testing.TB, l *mcplive.List[T], what string, pred func(mcplive.Snapshot[T]) bool) mcplive.Snapshot[T] {
 	t.Helper()
 	wake := make(chan struct{}, 1)
@@ -123,6 +140,7 @@ func liveWait[T mcplive.Item](t testing.TB, l *mcplive.List[T], what string, pre
 		}
 	})
 	defer stop()
+	ctx := testCtx(t)
 	timer := time.NewTimer(liveDeadline)
 	defer timer.Stop()
 	for {
@@ -132,8 +150,11 @@ func liveWait[T mcplive.Item](t testing.TB, l *mcplive.List[T], what string, pre
 		}
 		select {
 		case <-wake:
+			timer.Reset(liveDeadline)
 		case <-timer.C:
-			t.Fatalf("%s %s: not reached; last snapshot: %s", l.Kind(), what, liveDescribe(s))
+			t.Fatalf("%s %s: not reached, and no update for %v; last snapshot: %s", l.Kind(), what, liveDeadline, liveDescribe(s))
+		case <-ctx.Done():
+			t.Fatalf("%s %s: not reached before the test's deadline; last snapshot: %s", l.Kind(), what, liveDescribe(s))
 		}
 	}
 }
@@ -175,11 +196,13 @@ func (r *liveStates) all() []mcplive.State {
 	return slices.Clone(r.states)
 }
 
-// await waits until the recorded states are exactly want.
+// await waits until the recorded states are exactly want, each state
+// change up to liveDeadline.
 func (r *liveStates) await(t testing.TB, want ...mcplive.State) {
 	t.Helper()
 	timer := time.NewTimer(liveDeadline)
 	defer timer.Stop()
+	last := -1
 	for {
 		got := r.all()
 		if slices.Equal(got, want) {
@@ -188,10 +211,14 @@ func (r *liveStates) await(t testing.TB, want ...mcplive.State) {
 		if len(got) >= len(want) {
 			t.Fatalf("states: got %v, want %v", got, want)
 		}
+		if len(got) > last {
+			last = len(got)
+			timer.Reset(liveDeadline)
+		}
 		select {
 		case <-r.wake:
 		case <-timer.C:
-			t.Fatalf("states: got %v, want %v", got, want)
+			t.Fatalf("states: got %v, want %v (no change for %v)", got, want, liveDeadline)
 		}
 	}
 }
@@ -294,11 +321,45 @@ func liveCheckUpdate[T mcplive.Item](t testing.TB, u mcplive.Update[T], version 
 	}
 }
 
-// liveCtx is a context bounded by liveDeadline.
-func liveCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), liveDeadline)
-	t.Cleanup(cancel)
-	return ctx
+// liveCtx is testCtx: a call's own bound is its RequestTimeout.
+func liveCtx(t testing.TB) context.Context { return testCtx(t) }
+
+// liveCounter counts events delivered by a callback (notifications
+// handled, for example) so that a test can wait for the n-th one without a
+// budget for all n: only each next event is bounded, by liveDeadline.
+type liveCounter struct {
+	n    atomic.Int64
+	wake chan struct{}
+}
+
+func newLiveCounter() *liveCounter { return &liveCounter{wake: make(chan struct{}, 1)} }
+
+// add counts one event; it never blocks.
+func (c *liveCounter) add() int64 {
+	n := c.n.Add(1)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return n
+}
+
+// await waits until n events have been counted.
+func (c *liveCounter) await(t testing.TB, n int64, what string) {
+	t.Helper()
+	timer := time.NewTimer(liveDeadline)
+	defer timer.Stop()
+	for last := c.n.Load(); last < n; {
+		select {
+		case <-c.wake:
+			if got := c.n.Load(); got > last {
+				last = got
+				timer.Reset(liveDeadline)
+			}
+		case <-timer.C:
+			t.Fatalf("%s: %d of %d, then none for %v", what, last, n, liveDeadline)
+		}
+	}
 }
 
 // liveRecv waits for a value on ch.

@@ -3,11 +3,11 @@ package mcplive_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/mcplive/mcplive/internal/leakcheck"
 )
 
 // TestMain fails the run when a test leaves a goroutine behind: a Client or
 // Session must end all of its goroutines on Close.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }

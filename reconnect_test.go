@@ -412,7 +412,7 @@ func TestLiveHeartbeatReconnects(t *testing.T) {
 		return nil
 	}
 	o := liveOptions()
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, 200*time.Millisecond
+	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
 	c := liveConnect(t, srv.URL, o)
 	states := liveWatchStates(t, c)
 	liveRecv(t, pings, "a heartbeat ping")
@@ -439,7 +439,7 @@ func TestLiveHeartbeatDuringResync(t *testing.T) {
 	}
 	o := liveOptions()
 	o.RequestTimeout = time.Minute
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, 200*time.Millisecond
+	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
 	c := liveConnect(t, srv.URL, o)
 	states := liveWatchStates(t, c)
 	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
@@ -464,7 +464,7 @@ func TestLiveConnectLostDuringFirstSync(t *testing.T) {
 	}
 	o := liveOptions()
 	o.RequestTimeout = time.Minute
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, 200*time.Millisecond
+	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
 	c, err := mcplive.Connect(liveCtx(t), srv.URL, o)
 	if err == nil {
 		c.Close()
@@ -531,7 +531,9 @@ func TestLiveHeartbeatErrorAnswerIsAlive(t *testing.T) {
 		return nil
 	}
 	o := liveOptions()
-	o.HeartbeatInterval, o.HeartbeatTimeout = 5*time.Millisecond, time.Second
+	// Error answers come at once; the timeout only must not end a healthy
+	// connection whose answer is slow to come back on a loaded machine.
+	o.HeartbeatInterval, o.HeartbeatTimeout = 5*time.Millisecond, liveDeadline
 	c := liveConnect(t, srv.URL, o)
 	states := liveWatchStates(t, c)
 	for i := 0; i < want; i++ {

@@ -795,7 +795,13 @@ func TestClientTimeoutAndCancel(t *testing.T) {
 	assertErr(t, err, errs(mcplive.ErrTimeout), "tools/call")
 	recv(t, p.started, "block started")
 	assertEqual(t, recv(t, p.cancelled, "server-side cancellation"), context.Canceled, "handler context error")
+	assertNoErr(t, c.Ping(testCtx(t)), "Ping after a timeout")
+	assertEqual(t, c.State(), mcplive.StateReady, "state")
 
+	// The cancellation, on a client with the default request timeout: the
+	// test's cancel must end the call, however long a loaded machine takes
+	// to tell the test that the call started.
+	c = dialClient(t, srv.URL, nil)
 	ctx, cancel := context.WithCancel(testCtx(t))
 	errc := make(chan error, 1)
 	go func() {
@@ -806,7 +812,7 @@ func TestClientTimeoutAndCancel(t *testing.T) {
 	cancel()
 	assertErr(t, recv(t, errc, "CallTool result"), errs(context.Canceled))
 	assertEqual(t, recv(t, p.cancelled, "server-side cancellation"), context.Canceled, "handler context error")
-	assertNoErr(t, c.Ping(testCtx(t)), "Ping after a timeout and a cancellation")
+	assertNoErr(t, c.Ping(testCtx(t)), "Ping after a cancellation")
 	assertEqual(t, c.State(), mcplive.StateReady, "state")
 }
 

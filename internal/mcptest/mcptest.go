@@ -130,11 +130,12 @@ func (s *Server) Restart(setup func(*mcp.Server)) {
 	srv := s.newSrv(setup)
 	var ln net.Listener
 	var err error
-	for i := 0; i < 100; i++ { // the port may linger for a moment
-		if ln, err = net.Listen("tcp", s.addr); err == nil {
+	// The port may linger for a moment; how long is up to the machine's
+	// load, so this is a hang detector, not a budget.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if ln, err = net.Listen("tcp", s.addr); err == nil || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
 		s.t.Fatalf("restart on %s: %v", s.addr, err)
