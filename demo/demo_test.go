@@ -107,7 +107,7 @@ func TestURLToken(t *testing.T) {
 	tools.until(anonymousTools...)
 
 	// An unknown token is refused at the handshake.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	_, resp, err := websocket.Dial(ctx, e.mcp+"?token=nope", &websocket.DialOptions{Subprotocols: []string{"mcp"}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
@@ -216,17 +216,20 @@ func TestResourceAvailability(t *testing.T) {
 	assertNoError(t, unsubscribe(context.Background()))
 }
 
-// waitTool waits until c's tool list has name.
+// waitTool waits until c's tool list has name, woken by each update.
 func waitTool(t *testing.T, c *mcplive.Client, name string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if slices.Contains(keys(c.Tools().Snapshot().Items), name) {
-			return
+	updated := make(chan struct{}, 1)
+	stop := c.Tools().Subscribe(func(mcplive.Update[mcplive.Tool]) {
+		select {
+		case updated <- struct{}{}:
+		default:
 		}
-		time.Sleep(5 * time.Millisecond)
+	})
+	defer stop()
+	for !slices.Contains(keys(c.Tools().Snapshot().Items), name) {
+		recv(t, updated, "an update with the tool "+name)
 	}
-	t.Fatalf("tool %s never appeared", name)
 }
 
 func recv[T any](t *testing.T, ch <-chan T, what string) T {
@@ -234,7 +237,7 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
 	}
@@ -297,7 +300,7 @@ func TestPagination(t *testing.T) {
 	assertKeys(t, "tools", c.Tools().Snapshot().Items, loggedInTools...) // 9 tools: 2 pages
 
 	// The server really pages: the first page has 5 tools and a cursor.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	gc := mcp.NewClient(&mcp.Implementation{Name: "pager", Version: "1"}, nil)
 	cs, err := gc.Connect(ctx, &mcpws.ClientTransport{URL: e.mcp + "?token=alice-token"}, &mcp.ClientSessionOptions{ProtocolVersion: mcplive.ProtocolVersion})
@@ -408,7 +411,7 @@ func TestOrigin(t *testing.T) {
 		{"http://localhost.evil.example", http.StatusForbidden},
 		{"null", http.StatusForbidden},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		h := http.Header{}
 		if tc.origin != "" {
 			h.Set("Origin", tc.origin)
@@ -498,7 +501,7 @@ func TestStaticAndJS(t *testing.T) {
 func TestShutdown(t *testing.T) {
 	t.Parallel()
 	e := start(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, e.mcp, &websocket.DialOptions{Subprotocols: []string{"mcp"}})
 	assertNoError(t, err)
@@ -534,7 +537,7 @@ func TestChurn(t *testing.T) {
 	select {
 	case <-resources.ch:
 	case <-templates.ch:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("no list change from churn")
 	}
 

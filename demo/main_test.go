@@ -15,14 +15,18 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }
+
+// waitLimit bounds the wait for one event that must happen (an update, a
+// connection, a shutdown): a hang detector, never a speed budget, long
+// enough for a machine loaded far beyond its cores.
+const waitLimit = 60 * time.Second
 
 const testToken = "test-admin-token"
 
@@ -50,7 +54,7 @@ func start(t *testing.T, edit func(*config)) *env {
 	}
 	srv := httptest.NewServer(d.handler)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
 		if err := d.shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
@@ -64,7 +68,7 @@ func start(t *testing.T, edit func(*config)) *env {
 // Cleanup closes it.
 func (e *env) connect(query string) *mcplive.Client {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	c, err := mcplive.Connect(ctx, e.mcp+query, &mcplive.Options{
 		ClientInfo:        mcplive.Implementation{Name: "demo-test", Version: "1.0.0"},
@@ -139,11 +143,14 @@ func watchList[T mcplive.Item](t *testing.T, l *mcplive.List[T]) *watch[T] {
 }
 
 // until waits for an update whose items have exactly the keys want
-// (in any order) and returns it.
+// (in any order) and returns it. Several updates may come first (one per
+// change of a batch): each may take up to waitLimit, the batch has no
+// budget.
 func (w *watch[T]) until(want ...string) mcplive.Update[T] {
 	w.t.Helper()
 	slices.Sort(want)
-	timeout := time.After(10 * time.Second)
+	timer := time.NewTimer(waitLimit)
+	defer timer.Stop()
 	var last []string
 	for {
 		select {
@@ -152,8 +159,9 @@ func (w *watch[T]) until(want ...string) mcplive.Update[T] {
 			if slices.Equal(last, want) {
 				return u
 			}
-		case <-timeout:
-			w.t.Fatalf("timed out waiting for the list %v; last update had %v", want, last)
+			timer.Reset(waitLimit)
+		case <-timer.C:
+			w.t.Fatalf("waiting for the list %v: no update for %v; the last one had %v", want, waitLimit, last)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestRoundTrip(t *testing.T) {
 	assertNoError(t, cs.Close())
 	select {
 	case <-rctx.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("connection context not cancelled after the client closed")
 	}
 }
@@ -251,7 +251,7 @@ func TestClientReadLimit(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("y", 4096)}}}, nil, nil
 	})
 	url := serve(t, mcpws.NewHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "small", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcpws.ClientTransport{URL: url, ReadLimit: 2048}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
@@ -281,7 +281,7 @@ func TestShutdown(t *testing.T) {
 		expectClose(t, raw, websocket.StatusNormalClosure, "server shutting down")
 	}()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	assertNoError(t, h.Shutdown(ctx))
 	waitFor(t, closed, "raw client closed")

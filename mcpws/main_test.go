@@ -11,14 +11,19 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 
+	"github.com/mcplive/mcplive/internal/leakcheck"
 	"github.com/mcplive/mcplive/mcpws"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }
+
+// waitLimit bounds the wait for one event that must happen (a connection,
+// a close, a shutdown, a message): a hang detector, never a speed budget,
+// long enough for a machine loaded far beyond its cores.
+const waitLimit = 60 * time.Second
 
 // protocolVersion is the revision the mcplive client speaks; go-sdk clients
 // default to a newer one.
@@ -32,7 +37,7 @@ func serve(t *testing.T, h *mcpws.Handler) string {
 	mux.Handle("/mcp", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
 		if err := h.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
@@ -64,7 +69,7 @@ func newServer(opts *mcp.ServerOptions) *mcp.Server {
 // connect connects a go-sdk client to url; Cleanup closes it.
 func connect(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0.0"}, opts)
 	cs, err := c.Connect(ctx, &mcpws.ClientTransport{URL: url}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
@@ -78,7 +83,7 @@ func connect(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSessi
 // dialRaw opens a plain WebSocket to url, offering subprotocols.
 func dialRaw(t *testing.T, url string, header http.Header, subprotocols ...string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header, Subprotocols: subprotocols})
 	if err == nil {
@@ -91,7 +96,7 @@ func dialRaw(t *testing.T, url string, header http.Header, subprotocols ...strin
 // and that the reason contains want.
 func expectClose(t *testing.T, ws *websocket.Conn, code websocket.StatusCode, want string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	for {
 		_, _, err := ws.Read(ctx)
@@ -129,7 +134,7 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
 	}
