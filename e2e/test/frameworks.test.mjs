@@ -1,12 +1,13 @@
 // The README's usage snippets, run as written: the quick start, the React
 // component (useSyncExternalStore(store.subscribe, store.get)), the Svelte
-// component ($tools) and the svelte/store helpers (derived, get), bundled
-// with esbuild and run in headless Chromium against a real client of the
-// demo server, following live changes. The README shows these files
-// verbatim (checked below).
+// component ($tools), the svelte/store helpers (derived, get) and the
+// isError helper, bundled with esbuild and run in headless Chromium against
+// a real client of the demo server, following live changes. The README
+// shows every file of ../snippets verbatim (checked below); install.test.mjs
+// runs the others (install, Vite dev apps, Worker, esbuild with wasmUrl).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, readdir } from "node:fs/promises";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -80,6 +81,7 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
         export { ToolList } from "./ToolList.jsx";
         export { default as SvelteToolList } from "./ToolList.svelte";
         export * as stores from "./stores.js";
+        export { login } from "./isError.js";
         export { createElement } from "react";
         export { flushSync } from "react-dom";
         export { createRoot } from "react-dom/client";
@@ -157,6 +159,28 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
     assert.deepEqual(page.problems, []);
   });
 
+  test("isError: a tool that fails, or refuses its arguments, resolves with isError (the snippet makes it an Error); an unknown tool rejects", async (t) => {
+    const page = await open(t);
+    const out = await page.evaluate(async (ws) => {
+      const client = await window.connect(ws);
+      const settle = (p) => p.then((v) => ({ ok: v }), (e) => ({ name: e.name, message: e.message }));
+      const raw = await client.callTool("login", { user: "alice", password: "wrong" });
+      const wrong = await settle(window.fw.login(client, "alice", "wrong"));
+      const right = await settle(window.fw.login(client, "alice", "wonderland"));
+      const unknown = await settle(client.callTool("no_such_tool", {}));
+      const badArgs = await settle(client.callTool("add", { a: "one", b: 2 }));
+      await client.close();
+      return { raw: { isError: raw.isError, text: raw.content[0].text }, wrong, right, unknown, badArgs };
+    }, server.ws);
+    assert.equal(out.raw.isError, true);
+    assert.deepEqual(out.wrong, { name: "Error", message: `login failed: ${out.raw.text}` });
+    assert.ok(out.right.ok, JSON.stringify(out.right));
+    assert.equal(out.unknown.name, "RPCError", JSON.stringify(out.unknown));
+    // Arguments that fail the tool's inputSchema are the tool's error too (go-sdk, as the spec advises).
+    assert.equal(out.badArgs.ok?.isError, true, JSON.stringify(out.badArgs));
+    assert.deepEqual(page.problems, []);
+  });
+
   test("svelte/store: derived and get take the client's stores (the store contract)", async (t) => {
     const page = await open(t);
     const out = await page.evaluate(async (ws) => {
@@ -183,7 +207,7 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
 });
 
 test("the README's snippets are these tested files, verbatim", async () => {
-  const docs = [join(ROOT, "README.md")];
+  const docs = [join(ROOT, "README.md"), join(ROOT, "js", "README.md")];
   const found = new Set();
   for (const doc of docs) {
     const md = await readFile(doc, "utf8");
@@ -194,5 +218,7 @@ test("the README's snippets are these tested files, verbatim", async () => {
       found.add(m[1]);
     }
   }
-  assert.deepEqual([...found].sort(), ["e2e/snippets/ToolList.jsx", "e2e/snippets/ToolList.svelte", "e2e/snippets/quickstart.js", "e2e/snippets/stores.js"]);
+  // Every snippet file is in the README, and only files that the tests run are snippets.
+  const files = (await readdir(SNIPPETS)).map((f) => `e2e/snippets/${f}`);
+  assert.deepEqual([...found].sort(), files.sort());
 });

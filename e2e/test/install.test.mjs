@@ -1,8 +1,8 @@
 // The package installed the README's way (e2e/snippets/install.sh, run as
 // written in fresh app folders next to a "mcplive" checkout), then used as
 // the README shows: a React and a Svelte app under Vite's dev server (the
-// connect/close components, StrictMode, a Web Worker), and an esbuild
-// bundle with wasmUrl. Each loads in headless Chromium and follows a live
+// connect/close components, StrictMode, a Web Worker), the React app built
+// by vite build, and an esbuild bundle with wasmUrl. Each loads in headless Chromium and follows a live
 // list of a real demo server.
 //
 // The apps take vite, react, svelte and esbuild from e2e/node_modules (a
@@ -240,6 +240,24 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       assert.deepEqual(vite.problems, []);
     });
   }
+
+  test("react with vite build (served by vite preview): the wasm is emitted as an asset and loads", async (t) => {
+    const { build, preview } = await import("vite");
+    const outDir = join(app.react, "dist");
+    await build({ root: app.react, configFile: join(app.react, "vite.config.js"), logLevel: "error", build: { outDir } });
+    assert.ok(readdirSync(join(outDir, "assets")).some((f) => /^mcplive-.*\.wasm$/.test(f)), "no mcplive-*.wasm in dist/assets");
+    const port = await freePort();
+    const srv = await preview({ root: app.react, configFile: join(app.react, "vite.config.js"), logLevel: "error", preview: { host: "127.0.0.1", port, strictPort: true } });
+    t.after(() => srv.close());
+    const page = await open(t, `http://127.0.0.1:${port}/`);
+    await waitFor(page, "#root h2", "Tools v1 (ready, ready)");
+    assert.deepEqual(await items(page, "#root"), ANON_TOOLS);
+    const undo = await toggleEcho();
+    t.after(undo);
+    await waitFor(page, "#root h2", "Tools v2 (ready, ready)");
+    await connections(1);
+    assert.deepEqual(page.problems, []);
+  });
 
   test("Web Worker (Vite dev): the client runs in the worker, the page renders its lists and calls through it", async (t) => {
     const vite = await startVite(app.react);
