@@ -89,11 +89,25 @@ func (t *HTTPTransport) withDialTimeout(d time.Duration) Transport {
 
 func (t *HTTPTransport) dialTimeout() time.Duration { return t.DialTimeout }
 
+func (t *HTTPTransport) configured(o Options) Transport {
+	c := *t
+	if c.ReadLimit <= 0 {
+		c.ReadLimit = o.ReadLimit
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = o.DialTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = o.Logger
+	}
+	return &c
+}
+
 // Connect returns a connection to t.URL. It sends nothing: the first
 // message (initialize) opens the session, and its errors wrap ErrDial.
 func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 	u, err := url.Parse(t.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || !(strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
 		return nil, fmt.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", t.URL)
 	}
 	if err := ctx.Err(); err != nil {
@@ -738,11 +752,14 @@ func (c *httpConn) failRequest(id json.RawMessage, why string) {
 	}
 }
 
-// Stream resumption: the first attempt waits the server's retry time, or
-// reopenDelay; each failed attempt doubles the wait, up to maxReopenDelay;
-// after maxReopenFailures failed attempts in a row the stream is given up.
+// Stream resumption: an attempt waits the server's retry time, or
+// reopenDelay (short: a session that the server ended is noticed at once;
+// not zero: a server that closes every stream at once must not make a busy
+// loop); from the second attempt in a row that brought nothing, each one
+// doubles the wait, up to maxReopenDelay. A request's stream is given up
+// after maxReopenFailures failed attempts in a row.
 const (
-	reopenDelay       = 500 * time.Millisecond
+	reopenDelay       = 100 * time.Millisecond
 	maxReopenDelay    = 30 * time.Second
 	maxReopenFailures = 5
 )
@@ -857,7 +874,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		if retry > 0 {
 			delay = retry
 		}
-		for i := 0; i < failures && delay < maxReopenDelay; i++ {
+		for i := 1; i < failures && delay < maxReopenDelay; i++ {
 			delay *= 2
 		}
 		delay = min(delay, maxReopenDelay)
