@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hack-pad/safejs"
@@ -27,6 +28,14 @@ type bridge struct {
 
 var theBridge = &bridge{clients: map[int]*client{}, inflight: map[int]context.CancelFunc{}}
 
+// exports are the API object's functions. Test builds add one (debug.go).
+var exports = map[string]func(b *bridge, args []safejs.Value) any{
+	"connect": (*bridge).connect,
+	"call":    (*bridge).call,
+	"abort":   (*bridge).abort,
+	"close":   (*bridge).close,
+}
+
 // register puts the API object on global. Its functions live as long as the
 // runtime: they are the entry points, not per-client resources.
 func register(global safejs.Value) error {
@@ -34,14 +43,8 @@ func register(global safejs.Value) error {
 	if err != nil {
 		return err
 	}
-	b := theBridge
-	for name, fn := range map[string]func(args []safejs.Value) any{
-		"connect": b.connect,
-		"call":    b.call,
-		"abort":   b.abort,
-		"close":   b.close,
-	} {
-		f, err := exportFunc(name, fn)
+	for name, fn := range exports {
+		f, err := exportFunc(name, func(args []safejs.Value) any { return fn(theBridge, args) })
 		if err != nil {
 			return err
 		}
@@ -68,17 +71,31 @@ func exportFunc(name string, fn func(args []safejs.Value) any) (safejs.Func, err
 	})
 }
 
-// connect(url, optionsJSON, hooks, requestID) → Promise<string>.
+// connect(url, optionsJSON, hooks, requestID, clientID) → Promise<string>,
+// the server's info as JSON. JS chooses the client's id, so it can act on
+// every hook call from the first one on (a resync, a close).
 func (b *bridge) connect(args []safejs.Value) any {
 	url, _ := argString(args, 0)
 	optsJSON, _ := argString(args, 1)
 	hooks := newHooks(arg(args, 2))
 	reqID, _ := argInt(args, 3)
+	id, _ := argInt(args, 4)
+	b.mu.Lock()
+	taken := b.clients[id] != nil
+	b.mu.Unlock()
+	if id <= 0 || taken {
+		return rejected(fmt.Errorf("connect: %w: client id %d is not new", errArgs, id))
+	}
 
 	opts, err := parseOptions(optsJSON)
 	if err != nil {
-		return rejected(fmt.Errorf("mcplive: bad options: %w", err))
+		return rejected(fmt.Errorf("connect: %w: options: %v", errArgs, err))
 	}
+	t, err := mcplive.NewTransport(url, opts)
+	if err != nil {
+		return rejected(err)
+	}
+	opts.Transport = wrapTransport(t, hooks)
 	opts.OnNotification = hooks.notification
 	opts.OnLog = hooks.log
 
@@ -87,19 +104,19 @@ func (b *bridge) connect(args []safejs.Value) any {
 		defer b.end(reqID)
 		c, err := mcplive.Connect(ctx, url, opts)
 		cancel() // it bounds only the connecting
+		if errors.Is(err, mcplive.ErrDial) {
+			_, ws := t.(*mcplive.WebSocketTransport)
+			err = dialError(url, ws, err)
+		}
 		if err != nil {
 			return nil, err
 		}
+		cl := newClient(id, c, hooks)
 		b.mu.Lock()
-		b.nextID++
-		cl := newClient(b.nextID, c, hooks)
-		b.clients[cl.id] = cl
+		b.clients[id] = cl
 		b.mu.Unlock()
 		cl.watch()
-		out, err := json.Marshal(struct {
-			ID   int      `json:"id"`
-			Info infoJSON `json:"info"`
-		}{cl.id, info(c)})
+		out, err := json.Marshal(info(c))
 		if err != nil {
 			return nil, err
 		}
@@ -107,29 +124,48 @@ func (b *bridge) connect(args []safejs.Value) any {
 	})
 }
 
-// call(clientID, requestID, op, argsJSON, onProgress?) → Promise<string|undefined>.
+// call(clientID, requestID, op, argsJSON, timeoutMs, onProgress?) →
+// Promise<string|undefined>: runs ops[op] (timeoutMs 0: the client's
+// request timeout).
 func (b *bridge) call(args []safejs.Value) any {
 	id, _ := argInt(args, 0)
 	reqID, _ := argInt(args, 1)
-	op, _ := argString(args, 2)
+	name, _ := argString(args, 2)
 	argsJSON, _ := argString(args, 3)
-	onProgress := arg(args, 4)
-	if op == "debugPanic" && id == 0 {
-		// Lets the tests check that a panic in an export rejects (exportFunc).
-		panic("debugPanic: a panic on purpose")
-	}
+	timeoutMs, _ := argFloat(args, 4)
+	onProgress := arg(args, 5)
 
+	o, ok := ops[name]
+	if !ok {
+		return rejected(fmt.Errorf("%w: unknown operation %q", errArgs, name))
+	}
 	b.mu.Lock()
 	cl := b.clients[id]
 	b.mu.Unlock()
 	if cl == nil {
-		return rejected(fmt.Errorf("%s: %w", op, mcplive.ErrClosed))
+		return rejected(fmt.Errorf("%s: %w (the client is closed)", o.method, mcplive.ErrClosed))
 	}
 	ctx, cancel := b.begin(reqID, context.Background())
-	return promise(op, func() (any, error) {
+	return promise(name, func() (any, error) {
 		defer b.end(reqID)
 		defer cancel()
-		return cl.do(ctx, op, []byte(argsJSON), onProgress)
+		cctx := ctx
+		if timeoutMs > 0 {
+			var stop context.CancelFunc
+			cctx, stop = context.WithTimeout(ctx, ms(timeoutMs))
+			defer stop()
+		}
+		v, err := o.run(&call{ctx: cctx, cl: cl, onProgress: onProgress}, []byte(argsJSON))
+		switch {
+		case err == nil:
+		case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded):
+			// The call's own timeoutMs: the root package reports the
+			// context's deadline, as Go words it.
+			err = timeoutError(o.method, ms(timeoutMs))
+		case !strings.HasPrefix(jsMessage(err), o.method):
+			err = fmt.Errorf("%s: %w", o.method, err) // say which call failed
+		}
+		return v, err
 	})
 }
 

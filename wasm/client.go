@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"time"
 
-	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
 )
 
@@ -34,19 +32,22 @@ func newClient(id int, c *mcplive.Client, h *hooks) *client {
 }
 
 // watch starts forwarding the lists and the connection state to the hooks.
-// Each list's current snapshot is sent first (synchronously, before the
+// Each list's current state is sent first (synchronously, before the
 // connect Promise resolves), so JS has every store's first value at once.
 func (cl *client) watch() {
-	var stops [5]func()
-	resyncs := map[mcplive.Kind]func(){}
-	stops[0], resyncs[mcplive.KindTools] = watchList(cl.hooks, cl.c.Tools())
-	stops[1], resyncs[mcplive.KindPrompts] = watchList(cl.hooks, cl.c.Prompts())
-	stops[2], resyncs[mcplive.KindResources] = watchList(cl.hooks, cl.c.Resources())
-	stops[3], resyncs[mcplive.KindResourceTemplates] = watchList(cl.hooks, cl.c.ResourceTemplates())
-	stops[4] = cl.c.WatchState(cl.sendState)
+	stops := make([]func(), 0, len(mcplive.Kinds)+1)
+	resyncs := make(map[mcplive.Kind]func(), len(mcplive.Kinds))
+	for _, k := range mcplive.Kinds {
+		if l := cl.c.List(k); l != nil {
+			stop, resync := watchList(cl.hooks, l)
+			stops = append(stops, stop)
+			resyncs[k] = resync
+		}
+	}
+	stops = append(stops, cl.c.WatchState(cl.sendState))
 	cl.sendState(cl.c.State())
 	cl.mu.Lock()
-	cl.stops, cl.resyncs = stops[:], resyncs
+	cl.stops, cl.resyncs = stops, resyncs
 	cl.mu.Unlock()
 }
 
@@ -101,116 +102,6 @@ func info(c *mcplive.Client) infoJSON {
 	}
 }
 
-// rawResult returns a result's exact JSON as a JS string.
-func rawResult(raw json.RawMessage, v any) (any, error) {
-	if len(raw) == 0 {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
-	}
-	return string(raw), nil
-}
-
-// do runs one call from JS. args is the JSON object JS built for op; every
-// op accepts "timeoutMs" (0: the client's request timeout).
-func (cl *client) do(ctx context.Context, op string, args []byte, onProgress safejs.Value) (any, error) {
-	var a struct {
-		TimeoutMs float64         `json:"timeoutMs"`
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		Arguments json.RawMessage `json:"arguments"`
-		Level     string          `json:"level"`
-		Kind      string          `json:"kind"`
-		ID        int             `json:"id"`
-		Params    json.RawMessage `json:"params"`
-	}
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &a); err != nil {
-			return nil, fmt.Errorf("mcplive: %s: bad arguments: %w", op, err)
-		}
-	}
-	if a.TimeoutMs > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMs*float64(time.Millisecond)))
-		defer cancel()
-	}
-	c := cl.c
-	switch op {
-	case "callTool":
-		var opts *mcplive.CallToolOptions
-		if onProgress.Type() == safejs.TypeFunction {
-			opts = &mcplive.CallToolOptions{OnProgress: func(p mcplive.Progress) {
-				defer recoverHook("progress")
-				if b, err := json.Marshal(p); err == nil {
-					invoke(onProgress, string(b))
-				}
-			}}
-		}
-		var toolArgs any // nil, not a nil RawMessage: "arguments" stays out
-		if len(a.Arguments) > 0 && string(a.Arguments) != "null" {
-			toolArgs = a.Arguments
-		}
-		res, err := c.CallTool(ctx, a.Name, toolArgs, opts)
-		if err != nil {
-			return nil, err
-		}
-		return rawResult(res.Raw, res)
-	case "getPrompt":
-		var pa map[string]string
-		if len(a.Arguments) > 0 {
-			if err := json.Unmarshal(a.Arguments, &pa); err != nil {
-				return nil, fmt.Errorf("mcplive: getPrompt: prompt arguments must be strings: %w", err)
-			}
-		}
-		res, err := c.GetPrompt(ctx, a.Name, pa)
-		if err != nil {
-			return nil, err
-		}
-		return rawResult(res.Raw, res)
-	case "readResource":
-		res, err := c.ReadResource(ctx, a.URI)
-		if err != nil {
-			return nil, err
-		}
-		return rawResult(res.Raw, res)
-	case "complete":
-		var p mcplive.CompleteParams
-		if err := json.Unmarshal(a.Params, &p); err != nil {
-			return nil, fmt.Errorf("mcplive: complete: bad params: %w", err)
-		}
-		res, err := c.Complete(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		return rawResult(res.Raw, res)
-	case "setLoggingLevel":
-		return nil, c.SetLoggingLevel(ctx, a.Level)
-	case "ping":
-		return nil, c.Ping(ctx)
-	case "refresh":
-		return nil, c.Refresh(ctx, mcplive.Kind(a.Kind))
-	case "subscribeResource":
-		return cl.subscribe(ctx, a.URI)
-	case "unsubscribeResource":
-		return nil, cl.unsubscribe(ctx, a.ID)
-	case "resync":
-		cl.mu.Lock()
-		resync := cl.resyncs[mcplive.Kind(a.Kind)]
-		cl.mu.Unlock()
-		if resync != nil {
-			resync()
-		}
-		return nil, nil
-	case "debugPanic":
-		// Lets the tests check that a Go panic rejects the call and the
-		// runtime lives on (see exportFunc and promise).
-		panic("debugPanic: a panic on purpose")
-	}
-	return nil, fmt.Errorf("mcplive: unknown operation %q", op)
-}
-
 // subscribe subscribes to a resource; JS gets the subscription id, and
 // hooks.updated(id, uri) on every notifications/resources/updated for it.
 func (cl *client) subscribe(ctx context.Context, uri string) (any, error) {
@@ -233,7 +124,7 @@ func (cl *client) subscribe(ctx context.Context, uri string) (any, error) {
 	cl.mu.Unlock()
 	if closed {
 		unsub(context.Background())
-		return nil, fmt.Errorf("mcplive: subscribeResource: %w", mcplive.ErrClosed)
+		return nil, fmt.Errorf("resources/subscribe: %w (the client is closed)", mcplive.ErrClosed)
 	}
 	return strconv.Itoa(id), nil
 }

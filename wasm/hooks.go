@@ -13,6 +13,7 @@ import (
 // synchronously and in order; a hook that throws is logged, never fatal.
 type hooks struct {
 	listFn, statusFn, logFn, notificationFn, updatedFn safejs.Value
+	beforeDialFn, afterDialFn                          safejs.Value
 }
 
 func newHooks(obj safejs.Value) *hooks {
@@ -32,6 +33,8 @@ func newHooks(obj safejs.Value) *hooks {
 		logFn:          get("log"),
 		notificationFn: get("notification"),
 		updatedFn:      get("updated"),
+		beforeDialFn:   get("beforeDial"),
+		afterDialFn:    get("afterDial"),
 	}
 }
 
@@ -67,6 +70,22 @@ func (h *hooks) notification(method string, params json.RawMessage) {
 }
 
 func (h *hooks) updated(sub int, uri string) { invoke(h.updatedFn, sub, uri) }
+
+// beforeDial runs right before a dial (see failFast); its result goes back
+// to afterDial once the dial returned.
+func (h *hooks) beforeDial() safejs.Value {
+	if h.beforeDialFn.Type() != safejs.TypeFunction {
+		return safejs.Undefined()
+	}
+	v, err := h.beforeDialFn.Invoke()
+	if err != nil {
+		consoleError("mcplive: a JS callback threw: " + err.Error())
+		return safejs.Undefined()
+	}
+	return v
+}
+
+func (h *hooks) afterDial(token safejs.Value) { invoke(h.afterDialFn, token) }
 
 // recoverHook keeps a panic in a callback that the root package runs on
 // its own goroutine from killing the runtime.

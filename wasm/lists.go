@@ -7,9 +7,14 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcplive/mcplive"
 )
+
+// causeResync is the cause of a full message the binding sends again
+// because JS found that an update did not fit what it holds.
+const causeResync mcplive.Cause = "resync"
 
 // listMsg is one list change as JS receives it, in one hook call: the new
 // order as keys, the items JS does not have yet (added, and the new
@@ -17,84 +22,84 @@ import (
 // frozen items array from keys, reusing its objects for every key not in
 // added or changed: unchanged items keep their identity.
 //
-// A status-only change has keys null (JS keeps its items). A full message
-// (the first one of each list) carries every item in added and is not a
-// change event.
+// A status-only change has no Keys (JS keeps its items). A full message
+// (the first one of each list, and a resync) carries every item in Added;
+// the first one is not a change event.
 type listMsg struct {
-	Kind    mcplive.Kind      `json:"kind"`
-	Version uint64            `json:"version"`
-	Status  mcplive.Status    `json:"status"`
-	Error   *errorInfo        `json:"error"`
-	Full    bool              `json:"full,omitempty"`
-	Keys    []string          `json:"keys"` // null: status only; [] an empty list
-	Added   []json.RawMessage `json:"added,omitempty"`
-	Changed []json.RawMessage `json:"changed,omitempty"`
-	Removed []string          `json:"removed,omitempty"`
+	Kind    mcplive.Kind
+	Version uint64
+	Status  mcplive.Status
+	Error   *errorInfo
+	Full    bool
+	Keys    mcplive.Entries // nil: status only
+	Added   mcplive.Entries
+	Changed mcplive.Entries
+	Removed mcplive.Entries // only their keys are sent
+	Cause   mcplive.Cause
+	Latency time.Duration // sent as latencyMs when Cause is "notification"
 }
 
 // watchList forwards every update of l to h.list and returns the function
 // that stops it and the one that sends a full message again (when JS found
-// that an update did not fit what it holds). It sends l's current snapshot
+// that an update did not fit what it holds). It sends l's current state
 // first.
 //
-// Subscribe comes before Snapshot so no change falls between them; an
-// update that the snapshot already holds (its version is not newer and it
+// WatchView comes before View so no change falls between them; an update
+// that the first message already holds (its version is not newer and it
 // carries a diff) is then skipped, so JS applies each change exactly once.
-func watchList[T mcplive.Item](h *hooks, l *mcplive.List[T]) (stop, resync func()) {
+func watchList(h *hooks, l mcplive.ListView) (stop, resync func()) {
 	var (
 		mu      sync.Mutex
 		started bool
 		sent    uint64 // version JS has
 	)
-	cancel := l.Subscribe(func(u mcplive.Update[T]) {
+	stop = l.WatchView(func(u mcplive.ViewUpdate) {
 		defer recoverHook("list")
 		mu.Lock()
 		defer mu.Unlock()
-		hasDiff := len(u.Added)+len(u.Removed)+len(u.Changed) > 0
+		hasDiff := size(u.Added)+size(u.Removed)+size(u.Changed) > 0
 		if !started || u.Version < sent || (u.Version == sent && hasDiff) {
 			return
 		}
 		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err)}
 		if u.Version != sent {
-			msg.Keys = keys(u.Items)
-			msg.Added = raws(u.Added)
-			msg.Changed = raws(u.Changed)
-			for _, it := range u.Removed {
-				msg.Removed = append(msg.Removed, it.Key())
-			}
+			msg.Keys, msg.Added, msg.Changed, msg.Removed = u.Items, u.Added, u.Changed, u.Removed
+			msg.Cause, msg.Latency = u.Cause, u.Latency
 		}
 		sent = u.Version
 		send(h, &msg)
 	})
 
-	resync = func() {
+	full := func(cause mcplive.Cause) {
 		mu.Lock()
 		defer mu.Unlock()
-		snap := l.Snapshot()
-		started, sent = true, snap.Version
+		v := l.View()
+		started, sent = true, v.Version
 		send(h, &listMsg{
-			Kind: l.Kind(), Version: snap.Version, Status: snap.Status, Error: describe(snap.Err),
-			Full: true, Keys: keys(snap.Items), Added: raws(snap.Items),
+			Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err),
+			Full: true, Keys: v.Items, Added: v.Items, Cause: cause,
 		})
 	}
-	resync()
-	return cancel, resync
+	full(mcplive.CauseInitial)
+	return stop, func() { full(causeResync) }
+}
+
+func size(e mcplive.Entries) int {
+	if e == nil {
+		return 0
+	}
+	return e.Len()
 }
 
 func send(h *hooks, msg *listMsg) {
-	b, err := msg.encode()
-	if err != nil {
-		consoleError("mcplive: cannot encode a list update: " + err.Error())
-		return
-	}
-	h.list(b)
+	h.list(msg.encode())
 }
 
-// encode writes msg as JSON, as json.Marshal would, but copies the items'
-// raw JSON as it is: it was validated when the page was read, and
-// json.Marshal would scan every byte of it again (slow in wasm, and a full
-// list can be megabytes).
-func (m *listMsg) encode() ([]byte, error) {
+// encode writes msg as JSON by hand: the items' raw JSON is copied as it
+// is (it was validated when the page was read, and json.Marshal would scan
+// every byte of it again: slow in wasm, and a full list can be megabytes),
+// and Entries need no slice of their own.
+func (m *listMsg) encode() []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"kind":`)
 	writeString(&b, string(m.Kind))
@@ -108,52 +113,60 @@ func (m *listMsg) encode() ([]byte, error) {
 	} else {
 		e, err := json.Marshal(m.Error)
 		if err != nil {
-			return nil, err
+			e = []byte(`{"name":"Error","message":"mcplive: an error that cannot be encoded"}`)
 		}
 		b.Write(e)
 	}
 	if m.Full {
 		b.WriteString(`,"full":true`)
 	}
-	b.WriteString(`,"keys":`)
 	if m.Keys == nil {
-		b.WriteString("null")
-	} else {
-		b.WriteByte('[')
-		for i, k := range m.Keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(&b, k)
-		}
-		b.WriteByte(']')
+		b.WriteString(`,"keys":null}`)
+		return b.Bytes()
 	}
+	writeKeys(&b, "keys", m.Keys)
 	writeRaws(&b, "added", m.Added)
 	writeRaws(&b, "changed", m.Changed)
-	if len(m.Removed) > 0 {
-		b.WriteString(`,"removed":[`)
-		for i, k := range m.Removed {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(&b, k)
-		}
-		b.WriteByte(']')
+	if size(m.Removed) > 0 {
+		writeKeys(&b, "removed", m.Removed)
+	}
+	b.WriteString(`,"cause":`)
+	writeString(&b, string(m.Cause))
+	b.WriteString(`,"latencyMs":`)
+	if m.Cause == mcplive.CauseNotification {
+		b.WriteString(strconv.FormatFloat(float64(m.Latency)/float64(time.Millisecond), 'f', 3, 64))
+	} else {
+		b.WriteString("null")
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
-func writeRaws(b *bytes.Buffer, name string, raws []json.RawMessage) {
-	if len(raws) == 0 {
-		return
-	}
+func writeKeys(b *bytes.Buffer, name string, e mcplive.Entries) {
 	b.WriteString(`,"` + name + `":[`)
-	for i, r := range raws {
+	for i := range size(e) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(r)
+		writeString(b, e.Key(i))
+	}
+	b.WriteByte(']')
+}
+
+func writeRaws(b *bytes.Buffer, name string, e mcplive.Entries) {
+	if size(e) == 0 {
+		return
+	}
+	b.WriteString(`,"` + name + `":[`)
+	for i := range e.Len() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if raw := e.RawJSON(i); len(raw) > 0 {
+			b.Write(raw)
+		} else {
+			b.WriteString("{}") // every item from a server has its JSON; never here
+		}
 	}
 	b.WriteByte(']')
 }
@@ -188,29 +201,4 @@ func writeString(b *bytes.Buffer, s string) {
 	}
 	b.WriteString(s[start:])
 	b.WriteByte('"')
-}
-
-func keys[T mcplive.Item](items []T) []string {
-	out := make([]string, len(items))
-	for i, it := range items {
-		out[i] = it.Key()
-	}
-	return out
-}
-
-// raws returns each item's JSON as the server sent it, so fields this
-// code does not know reach JS intact.
-func raws[T mcplive.Item](items []T) []json.RawMessage {
-	if len(items) == 0 {
-		return nil
-	}
-	out := make([]json.RawMessage, len(items))
-	for i, it := range items {
-		raw := it.RawJSON()
-		if len(raw) == 0 {
-			raw, _ = json.Marshal(it)
-		}
-		out[i] = raw
-	}
-	return out
 }

@@ -3,42 +3,69 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/mcplive/mcplive"
 )
 
-// TestListMsgEncode checks the hand-written encoder against json.Marshal.
+// fakeEntries is Entries over a slice of raw items keyed by "name".
+type fakeEntries []string
+
+func (e fakeEntries) Len() int                      { return len(e) }
+func (e fakeEntries) RawJSON(i int) json.RawMessage { return json.RawMessage(e[i]) }
+func (e fakeEntries) Key(i int) string {
+	var v struct{ Name string }
+	json.Unmarshal([]byte(e[i]), &v)
+	return v.Name
+}
+
+// TestListMsgEncode checks the hand-written encoder: valid JSON with the
+// fields JS reads (js/src/lists.js).
 func TestListMsgEncode(t *testing.T) {
 	code := int64(-32603)
-	msgs := []listMsg{
-		{Kind: mcplive.KindTools, Version: 3, Status: mcplive.StatusReady, Keys: []string{"a", "b\"q\\\n\t\r\x01é€"},
-			Added: []json.RawMessage{json.RawMessage(`{"name":"a"}`)}, Changed: []json.RawMessage{json.RawMessage(`{"name":"b\"q"}`)}, Removed: []string{"c"}},
-		{Kind: mcplive.KindPrompts, Status: mcplive.StatusError, Error: describe(errors.New("boom <&>"))},
-		{Kind: mcplive.KindResources, Status: mcplive.StatusReady, Keys: []string{}, Full: true},
-		{Kind: mcplive.KindResourceTemplates, Status: mcplive.StatusError, Error: &errorInfo{Name: "RPCError", Message: "x", Code: &code, Data: json.RawMessage(`{"a":1}`)}},
+	odd := `{"name":"b\"q\\\n\t\r\u0001é€"}`
+	cases := []struct {
+		msg  listMsg
+		want map[string]any
+	}{
+		{
+			listMsg{Kind: mcplive.KindTools, Version: 3, Status: mcplive.StatusReady,
+				Keys: fakeEntries{`{"name":"a"}`, odd}, Added: fakeEntries{`{"name":"a"}`}, Changed: fakeEntries{odd},
+				Removed: fakeEntries{`{"name":"c"}`}, Cause: mcplive.CauseNotification, Latency: 1500 * time.Microsecond},
+			map[string]any{"kind": "tools", "version": 3.0, "status": "ready", "error": nil,
+				"keys": []any{"a", "b\"q\\\n\t\r\x01é€"}, "added": []any{map[string]any{"name": "a"}},
+				"changed": []any{map[string]any{"name": "b\"q\\\n\t\r\x01é€"}}, "removed": []any{"c"},
+				"cause": "notification", "latencyMs": 1.5},
+		},
+		{
+			listMsg{Kind: mcplive.KindPrompts, Status: mcplive.StatusError, Error: describe(errors.New("boom <&>"))},
+			map[string]any{"kind": "prompts", "version": 0.0, "status": "error",
+				"error": map[string]any{"name": "Error", "message": "boom <&>"}, "keys": nil},
+		},
+		{
+			listMsg{Kind: mcplive.KindResources, Status: mcplive.StatusReady, Keys: fakeEntries{}, Full: true, Cause: causeResync},
+			map[string]any{"kind": "resources", "version": 0.0, "status": "ready", "error": nil, "full": true,
+				"keys": []any{}, "cause": "resync", "latencyMs": nil},
+		},
+		{
+			listMsg{Kind: mcplive.KindResourceTemplates, Status: mcplive.StatusError,
+				Error: &errorInfo{Name: "RPCError", Message: "x", Code: &code, Data: json.RawMessage(`{"a":1}`)}},
+			map[string]any{"kind": "resourceTemplates", "version": 0.0, "status": "error", "keys": nil,
+				"error": map[string]any{"name": "RPCError", "message": "x", "code": -32603.0, "data": map[string]any{"a": 1.0}}},
+		},
 	}
-	for _, m := range msgs {
-		got, err := m.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(&m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var g, w any
+	for _, c := range cases {
+		got := c.msg.encode()
+		var g map[string]any
 		if err := json.Unmarshal(got, &g); err != nil {
 			t.Fatalf("encode produced invalid JSON %s: %v", got, err)
 		}
-		json.Unmarshal(want, &w)
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		if !bytes.Equal(gb, wb) {
-			t.Errorf("encode = %s\nwant     %s", got, want)
+		if !reflect.DeepEqual(g, c.want) {
+			t.Errorf("encode = %s\nwant     %v", got, c.want)
 		}
 	}
 }

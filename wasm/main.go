@@ -8,15 +8,24 @@
 // loader takes (and deletes) right after starting the Go program. One Go
 // runtime serves every client of a JS realm.
 //
-//	connect(url, optionsJSON, hooks, requestID) → Promise<string>  // {"id":…,"info":{…}}
-//	call(clientID, requestID, op, argsJSON, onProgress?) → Promise<string|undefined>
+//	connect(url, optionsJSON, hooks, requestID, clientID) → Promise<string>  // server info
+//	call(clientID, requestID, op, argsJSON, timeoutMs, onProgress?) → Promise<string|undefined>
 //	abort(requestID)                                      // cancels that request's context
 //	close(clientID) → Promise<undefined>
+//
+// JS chooses the client id before connecting, so every hook call can be
+// acted on, even one that comes before connect resolves. An operation is
+// one entry of the ops table (ops.go), with its own arguments type. A
+// rejection carries an error description as JSON ({name, message, code?,
+// data?}, worded for JS: errors.go) that JS turns into an Error.
 //
 // hooks is an object of JS functions that Go calls synchronously, in order:
 // list(json) once per applied list change (one crossing per change, never
 // one per item), status(state, infoJSON), log(json),
-// notification(method, paramsJSON) and updated(subscriptionID, uri).
+// notification(method, paramsJSON), updated(subscriptionID, uri), and
+// beforeDial() / afterDial(token) around each dial (dial.go).
+//
+// Test builds (-tags mcplivetest) add debugPanic (debug.go).
 //
 // Caveats of the wasm build:
 //   - A Go panic that escapes kills the runtime for the whole page, so every

@@ -3,14 +3,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/hack-pad/safejs"
-	"github.com/mcplive/mcplive"
 )
 
 // promise returns a JS Promise settled by work, which runs on its own
@@ -69,81 +66,21 @@ func rejected(err error) any {
 	return p
 }
 
-// errorInfo is how an error crosses to JS, both as a rejection (built into
-// an Error here) and inside list messages (built into an Error by JS).
-type errorInfo struct {
-	Name    string          `json:"name"`
-	Message string          `json:"message"`
-	Code    *int64          `json:"code,omitempty"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-// describe classifies err for JS. The name lets JS code tell the kinds
-// apart without parsing messages; an RPC error also carries code and data.
-func describe(err error) *errorInfo {
-	if err == nil {
-		return nil
-	}
-	info := &errorInfo{Name: "Error", Message: err.Error()}
-	var rpc *mcplive.RPCError
-	switch {
-	case errors.As(err, &rpc):
-		info.Name = "RPCError"
-		code := rpc.Code
-		info.Code = &code
-		if len(rpc.Data) > 0 && json.Valid(rpc.Data) {
-			info.Data = rpc.Data
-		}
-	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		info.Name = "TimeoutError"
-	case errors.Is(err, context.Canceled):
-		info.Name = "AbortError"
-	case errors.Is(err, mcplive.ErrClosed):
-		info.Name = "ClosedError"
-	case errors.Is(err, mcplive.ErrUnsupported):
-		info.Name = "UnsupportedError"
-	case errors.Is(err, mcplive.ErrProtocol):
-		info.Name = "ProtocolError"
-	}
-	return info
-}
-
-// jsError builds a real JS Error for err, with name, and for RPC errors code
-// and data (parsed JSON). It never fails: at worst it returns the message.
+// jsError is what a rejection carries: the errorInfo of err as JSON, which
+// the JS package turns into an Error (js/src/errors.js). An Error made here
+// would carry a stack of wasm frames.
 func jsError(err error) any {
-	info := describe(err)
-	ctor, e := safejs.Global().Get("Error")
+	b, e := json.Marshal(describe(err))
 	if e != nil {
-		return info.Message
+		return `{"name":"Error","message":"mcplive: an error that cannot be encoded"}`
 	}
-	v, e := ctor.New(info.Message)
-	if e != nil {
-		return info.Message
-	}
-	v.Set("name", info.Name)
-	if info.Code != nil {
-		v.Set("code", float64(*info.Code))
-	}
-	if info.Data != nil {
-		if data, e := parseJSON(string(info.Data)); e == nil {
-			v.Set("data", data)
-		}
-	}
-	return v
-}
-
-func parseJSON(s string) (safejs.Value, error) {
-	j, err := safejs.Global().Get("JSON")
-	if err != nil {
-		return safejs.Undefined(), err
-	}
-	return j.Call("parse", s)
+	return string(b)
 }
 
 // reportPanic logs a recovered panic with its stack to the console and
 // returns the error that rejects the caller's Promise.
 func reportPanic(name string, p any) error {
-	err := fmt.Errorf("mcplive: internal error in %s (please report it): %v", name, p)
+	err := fmt.Errorf("internal error in %s (please report it at https://github.com/mcplive/mcplive/issues): %v", name, p)
 	consoleError(err.Error() + "\n" + string(debug.Stack()))
 	return err
 }
@@ -197,4 +134,12 @@ func argInt(args []safejs.Value, i int) (int, error) {
 		return 0, fmt.Errorf("argument %d: want a number", i)
 	}
 	return v.Int()
+}
+
+func argFloat(args []safejs.Value, i int) (float64, error) {
+	v := arg(args, i)
+	if v.Type() != safejs.TypeNumber {
+		return 0, fmt.Errorf("argument %d: want a number", i)
+	}
+	return v.Float()
 }

@@ -1,0 +1,195 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcplive/mcplive"
+)
+
+// errorInfo is how an error crosses to JS, both as a rejection and inside
+// list messages; js/src/errors.js builds the Error (in JS, so its stack is
+// JS frames, not wasm ones).
+type errorInfo struct {
+	Name    string          `json:"name"`
+	Message string          `json:"message"`
+	Code    *int64          `json:"code,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// errArgs reports arguments from JS that the binding cannot use; JS checks
+// them first, so it only guards against a caller that bypasses the package.
+var errArgs = errors.New("bad arguments")
+
+// describe classifies err for JS. The name lets JS code tell the kinds
+// apart without parsing messages; an RPC error also carries code and data.
+// The message is worded for a JS developer (see jsMessage).
+func describe(err error) *errorInfo {
+	if err == nil {
+		return nil
+	}
+	info := &errorInfo{Name: "Error", Message: jsMessage(err)}
+	var rpc *mcplive.RPCError
+	switch {
+	case errors.As(err, &rpc):
+		info.Name = "RPCError"
+		code := rpc.Code
+		info.Code = &code
+		if len(rpc.Data) > 0 && json.Valid(rpc.Data) {
+			info.Data = rpc.Data
+		}
+	case errors.Is(err, errArgs):
+		info.Name = "TypeError"
+	case errors.Is(err, mcplive.ErrDial):
+		info.Name = "DialError"
+	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		info.Name = "TimeoutError"
+	case errors.Is(err, context.Canceled):
+		info.Name = "AbortError"
+	case errors.Is(err, mcplive.ErrClosed):
+		info.Name = "ClosedError"
+	case errors.Is(err, mcplive.ErrUnsupported):
+		info.Name = "UnsupportedError"
+	case errors.Is(err, mcplive.ErrProtocol):
+		info.Name = "ProtocolError"
+	}
+	return info
+}
+
+// timeoutError is a call's own timeout (timeoutMs) expiring: the root
+// package reports only the context's deadline, worded for Go.
+func timeoutError(method string, d time.Duration) error {
+	return &wordedError{
+		msg: method + ": no answer within " + human(d),
+		err: mcplive.ErrTimeout,
+	}
+}
+
+// dialError words a failed dial for a web developer: the browser hides
+// why a WebSocket handshake failed, so the message lists the likely causes.
+func dialError(url string, ws bool, err error) error {
+	why := "(a browser does not tell scripts the HTTP status of a failed WebSocket handshake)"
+	if !ws {
+		why = "(a browser does not tell scripts why a request failed: a refused connection, a CORS refusal and a bad certificate look alike)"
+	}
+	return &wordedError{
+		msg: "could not connect to " + url + ": the server is down or unreachable, the URL's path is wrong, " +
+			"the server refused this page's Origin, or it refused the token or credentials in the URL " + why,
+		err: err,
+	}
+}
+
+// wordedError keeps err for errors.Is and As but replaces its text.
+type wordedError struct {
+	msg string
+	err error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.err }
+
+// goPhrases are parts of Go error texts that mean nothing to a JS
+// developer (they name Go's or coder/websocket's internals); a ": "
+// separated part of a message that contains one is dropped.
+var goPhrases = []string{
+	"use of closed network connection",
+	"failed to ",
+	"unclean connection close",
+	"context canceled",
+	"WebSocket closed",
+	"status = ",
+}
+
+// jsMessage words err for JS: no "mcplive: " prefixes (the error's name
+// says where it comes from), no Go internals, the server's own message for
+// an RPC error, durations as "30 s" instead of Go's "30s".
+func jsMessage(err error) string {
+	var w *wordedError
+	if errors.As(err, &w) && w == err {
+		return w.msg
+	}
+	s := err.Error()
+	var rpc *mcplive.RPCError
+	if errors.As(err, &rpc) {
+		text := rpc.Message
+		if text == "" {
+			text = "the server answered with error " + strconv.FormatInt(rpc.Code, 10) + " and no message"
+		}
+		s = strings.Replace(s, rpc.Error(), text, 1)
+	}
+	// A sentinel at the end only repeats what the name says.
+	for _, e := range []error{mcplive.ErrTimeout, mcplive.ErrDial} {
+		s = strings.ReplaceAll(s, ": "+e.Error(), "")
+	}
+	s = strings.ReplaceAll(s, "mcplive: ", "")
+	s = strings.ReplaceAll(s, "context deadline exceeded", "timed out")
+	parts := strings.Split(s, ": ")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p == "" || containsAny(p, goPhrases) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	if len(kept) == 0 {
+		kept = append(kept, "failed")
+	}
+	return humanDurations(strings.Join(kept, ": "))
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// humanDurations rewrites Go durations in s ("30s", "1m0s", "250ms") the
+// way a person writes them ("30 s", "60 s", "250 ms"). Numbers without a
+// unit and words that merely start with a digit stay as they are.
+func humanDurations(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < '0' || c > '9' || (i > 0 && isWordByte(s[i-1])) {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
+			j++
+		}
+		tok := strings.TrimRight(s[i:j], ".")
+		if d, err := time.ParseDuration(tok); err == nil && strings.IndexFunc(tok, isLetter) > 0 {
+			b.WriteString(human(d))
+			i += len(tok)
+			continue
+		}
+		b.WriteString(s[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' }
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// human writes d as "30 s", "1.5 s" or "250 ms".
+func human(d time.Duration) string {
+	if d < time.Second {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + " ms"
+	}
+	return strconv.FormatFloat(float64(d)/float64(time.Second), 'f', -1, 64) + " s"
+}

@@ -1,0 +1,71 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcplive/mcplive"
+)
+
+// TestDescribe checks that errors reach JS with the right name and a
+// message without Go's wording.
+func TestDescribe(t *testing.T) {
+	netClosed := errors.New("use of closed network connection")
+	cases := []struct {
+		err        error
+		name, want string
+	}{
+		{fmt.Errorf("tools/call: no answer within %v: %w", 30*time.Second, mcplive.ErrTimeout),
+			"TimeoutError", "tools/call: no answer within 30 s"},
+		{timeoutError("tools/call", 100*time.Millisecond), "TimeoutError", "tools/call: no answer within 100 ms"},
+		{fmt.Errorf("mcplive: refresh: %w", context.DeadlineExceeded), "TimeoutError", "refresh: timed out"},
+		{fmt.Errorf("mcplive: dial ws://h/mcp: no answer within %v: %w", 1500*time.Millisecond, mcplive.ErrTimeout),
+			"TimeoutError", "dial ws://h/mcp: no answer within 1.5 s"},
+		{fmt.Errorf("tools/call: %w", &mcplive.RPCError{Code: -32001, Message: "this tool always fails"}),
+			"RPCError", "tools/call: this tool always fails"},
+		{fmt.Errorf("tools/call: %w", &mcplive.RPCError{Code: 0}),
+			"RPCError", "tools/call: the server answered with error 0 and no message"},
+		{fmt.Errorf("tools/call: %w: failed to read: %w", mcplive.ErrClosed, netClosed),
+			"ClosedError", "tools/call: connection closed"},
+		{fmt.Errorf("%w: no answer to ping within %v", mcplive.ErrClosed, 10*time.Second),
+			"ClosedError", "connection closed: no answer to ping within 10 s"},
+		{fmt.Errorf("%w: server sent a binary frame", mcplive.ErrProtocol), "ProtocolError", "protocol violation: server sent a binary frame"},
+		{fmt.Errorf("mcplive: refresh tools: %w (the server did not declare the tools capability)", mcplive.ErrUnsupported),
+			"UnsupportedError", "refresh tools: not supported by the server (the server did not declare the tools capability)"},
+		{fmt.Errorf("callTool: %w: the tool name is empty", errArgs), "TypeError", "callTool: bad arguments: the tool name is empty"},
+		{fmt.Errorf("mcplive: connect ws://h/mcp: %w", context.Canceled), "AbortError", "connect ws://h/mcp"},
+		{errors.New("version 2025-11-25 of 10 items"), "Error", "version 2025-11-25 of 10 items"},
+	}
+	for _, c := range cases {
+		got := describe(c.err)
+		if got.Name != c.name || got.Message != c.want {
+			t.Errorf("describe(%q) = %s: %q, want %s: %q", c.err, got.Name, got.Message, c.name, c.want)
+		}
+	}
+}
+
+// TestDialError: a failed dial is a DialError whose message names the
+// likely causes and says why the browser cannot tell which.
+func TestDialError(t *testing.T) {
+	root := fmt.Errorf("mcplive: dial ws://h/mcp: %w (failed to WebSocket dial: %w)", mcplive.ErrDial, errors.New("use of closed network connection"))
+	got := describe(dialError("ws://h/mcp", true, root))
+	if got.Name != "DialError" {
+		t.Errorf("name %q, want DialError", got.Name)
+	}
+	for _, want := range []string{"could not connect to ws://h/mcp", "server is down", "path", "Origin", "token", "HTTP status"} {
+		if !strings.Contains(got.Message, want) {
+			t.Errorf("message %q does not mention %q", got.Message, want)
+		}
+	}
+	for _, leak := range []string{"mcplive:", "closed network", "failed to"} {
+		if strings.Contains(got.Message, leak) {
+			t.Errorf("message %q leaks %q", got.Message, leak)
+		}
+	}
+}
