@@ -1,2 +1,2 @@
 // mcplive: live MCP catalogs over a WebSocket. See index.d.ts for the API.
-export { connect } from "./src/client.js";
+export { connect } from "./src/connect.js";

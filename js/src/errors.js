@@ -1,24 +1,43 @@
-// Errors as the Go side describes them: {name, message, code?, data?}.
-// Promise rejections from Go arrive as real Errors already; list errors
-// arrive inside list messages and become Errors here, the same shape.
+// Errors: the Go side describes an error as {name, message, code?, data?}
+// (worded for JS by wasm/errors.go), both as a rejection and inside list
+// messages; they become Errors here, in JS, so their stack is JS frames.
 
 /**
  * toError builds an Error from a description; name is one of "RPCError",
- * "TimeoutError", "AbortError", "ClosedError", "UnsupportedError",
- * "ProtocolError" or "Error". RPC errors carry code and data.
+ * "TimeoutError", "AbortError", "ClosedError", "DialError",
+ * "UnsupportedError", "ProtocolError", "TypeError" or "Error". RPC errors
+ * carry code and data. A "TypeError" is a real TypeError.
  */
 export function toError(info) {
-  const err = new Error(info.message);
-  err.name = info.name || "Error";
+  const err = info.name === "TypeError" ? new TypeError(info.message) : new Error(info.message);
+  if (info.name && info.name !== "TypeError") err.name = info.name;
   if (info.code !== undefined) err.code = info.code;
   if (info.data !== undefined) err.data = info.data;
   return Object.freeze(err);
 }
 
+/**
+ * fromGo turns what a Go Promise rejected with into an Error: a JSON
+ * description (see toError); anything else passes through.
+ */
+export function fromGo(reason) {
+  if (typeof reason !== "string") return reason;
+  try {
+    return toError(JSON.parse(reason));
+  } catch {
+    return new Error(reason);
+  }
+}
+
+/** namedError is an Error with a name, as the Go side's errors have. */
+export function namedError(name, message) {
+  const err = new Error(message);
+  err.name = name;
+  return err;
+}
+
 /** abortError is what an aborted call rejects with: the signal's reason. */
 export function abortError(signal) {
   if (signal.reason instanceof Error) return signal.reason;
-  const err = new Error(signal.reason === undefined ? "mcplive: the operation was aborted" : String(signal.reason));
-  err.name = "AbortError";
-  return err;
+  return namedError("AbortError", signal.reason === undefined ? "the operation was aborted" : String(signal.reason));
 }

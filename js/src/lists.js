@@ -1,6 +1,6 @@
-// Live list values: applying the Go side's list messages with structural
-// sharing (an item whose key is not in a message's added or changed keeps
-// its object, so UI frameworks re-render only what changed).
+// Live list values: applying the Go side's list messages (wasm/lists.go)
+// with structural sharing (an item whose key is not in a message's added or
+// changed keeps its object, so UI frameworks re-render only what changed).
 
 import { createStore } from "./store.js";
 import { toError } from "./errors.js";
@@ -19,19 +19,22 @@ const EMPTY = Object.freeze([]);
 
 /**
  * createList holds one kind's store and applies messages to it. onChange
- * gets the frozen change event of every applied change of the items.
+ * gets the frozen change event of every applied change of the items:
+ * { kind, version, added, removed, changed, cause, latencyMs }.
  */
 export function createList(kind, onChange) {
   const keyField = KEY_FIELD[kind];
   const { store, set } = createStore(Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0 }));
   /** key → item object of the current items */
   let byKey = new Map();
+  let started = false; // the first full message arrived
 
   /**
-   * apply takes one message: {kind, version, status, error, full?, keys?,
-   * added?, changed?, removed?}. It returns false when the message does
-   * not fit what this store holds (a key it has no item for), so the
-   * caller can ask for a full re-list.
+   * apply takes one message: {kind, version, status, error, full?, keys,
+   * added?, changed?, removed?, cause?, latencyMs?}. It returns false when
+   * the message does not fit what this store holds (a key it has no item
+   * for), so the caller can ask for the whole list again: a full message,
+   * which apply diffs against what it holds (cause "resync").
    */
   function apply(msg) {
     const cur = store.get();
@@ -42,28 +45,73 @@ export function createList(kind, onChange) {
       set(Object.freeze({ items: cur.items, status: msg.status, error, version: cur.version }));
       return true;
     }
-    if (!msg.full && msg.version <= cur.version) return true; // already applied
+    if (msg.full) {
+      applyFull(msg, cur, error);
+      return true;
+    }
+    if (msg.version <= cur.version) return true; // already applied
 
     const fresh = new Map();
     const added = freezeAll(msg.added, fresh);
     const changed = freezeAll(msg.changed, fresh);
     const next = new Map();
     const items = [];
-    let ok = true;
     for (const key of msg.keys) {
-      const item = fresh.get(key) ?? (msg.full ? undefined : byKey.get(key));
-      if (item === undefined) {
-        ok = false;
-        continue;
+      const item = fresh.get(key) ?? byKey.get(key);
+      // Not ours to guess: keep showing the last good list until the
+      // whole list comes again (no half list is ever visible).
+      if (item === undefined) return false;
+      items.push(item);
+      if (!next.has(key)) next.set(key, item);
+    }
+    const removed = Object.freeze((msg.removed ?? []).map((k) => byKey.get(k)).filter((x) => x !== undefined));
+    byKey = next;
+    set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version }));
+    onChange(event(msg, added, removed, changed));
+    return true;
+  }
+
+  /**
+   * applyFull takes a full list: the first one (no change event), or a
+   * resync, diffed against what the store holds; items whose JSON did not
+   * change keep their objects.
+   */
+  function applyFull(msg, cur, error) {
+    const first = !started;
+    started = true;
+    const next = new Map();
+    const items = [];
+    const added = [];
+    const changed = [];
+    for (const raw of msg.added ?? []) {
+      const key = raw[keyField];
+      const old = byKey.get(key);
+      let item = old;
+      if (old === undefined || !jsonEqual(old, raw)) {
+        item = deepFreeze(raw);
+        if (!first) (old === undefined ? added : changed).push(item);
       }
       items.push(item);
       if (!next.has(key)) next.set(key, item);
     }
-    const removed = msg.full ? EMPTY : Object.freeze((msg.removed ?? []).map((k) => byKey.get(k)).filter((x) => x !== undefined));
+    const removed = first ? [] : [...byKey].filter(([k]) => !next.has(k)).map(([, item]) => item);
     byKey = next;
-    set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version }));
-    if (!msg.full) onChange(Object.freeze({ kind, version: msg.version, added, removed, changed }));
-    return ok;
+    const same = !first && items.length === cur.items.length && items.every((it, i) => it === cur.items[i]);
+    if (same && msg.version === cur.version && msg.status === cur.status && sameError(cur.error, error)) return;
+    set(Object.freeze({ items: same ? cur.items : Object.freeze(items), status: msg.status, error, version: msg.version }));
+    if (!first && !same) onChange(event(msg, Object.freeze(added), Object.freeze(removed), Object.freeze(changed)));
+  }
+
+  function event(msg, added, removed, changed) {
+    return Object.freeze({
+      kind,
+      version: msg.version,
+      added,
+      removed,
+      changed,
+      cause: msg.cause ?? null,
+      latencyMs: msg.cause === "notification" && typeof msg.latencyMs === "number" ? msg.latencyMs : null,
+    });
   }
 
   function freezeAll(raws, into) {
@@ -81,7 +129,17 @@ export function createList(kind, onChange) {
 
 function sameError(a, b) {
   if (a === null || b === null) return a === b;
-  return a.message === b.message && a.code === b.code;
+  return a.name === b.name && a.message === b.message && a.code === b.code;
+}
+
+/** jsonEqual compares two parsed JSON values (member order aside). */
+export function jsonEqual(a, b) {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
 }
 
 /** deepFreeze freezes a parsed JSON value (no cycles, no exotic objects). */

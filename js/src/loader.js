@@ -1,27 +1,51 @@
 // The Go runtime: loaded once per JS realm (page, worker, Node process) and
 // shared by every client. Knows nothing about MCP.
 
+import { fromGo, namedError } from "./errors.js";
+
 const GLOBAL = "__mcplive";
 
 /** @type {Promise<object> | null} */
 let shared = null;
 /** The runtime that shared resolves to, once started. */
 let live = null;
+/** Where shared was loaded from (an absolute URL when it could be resolved). */
+let sharedFrom = null;
 
 /**
  * loadRuntime starts the wasm on first use and returns the shared runtime.
- * wasmUrl only counts for the first call of a realm. A failed load is not
- * cached: the next call tries again.
+ * One runtime serves a realm: a later call may leave wasmUrl out or give
+ * the same URL; another URL rejects (it would not be loaded). A failed
+ * load is not cached: the next call tries again.
  * @param {string | URL | undefined} wasmUrl
  */
 export function loadRuntime(wasmUrl) {
+  const from = resolve(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   if (!shared) {
+    sharedFrom = from;
     shared = start(wasmUrl).catch((err) => {
       shared = null;
       throw err;
     });
+  } else if (wasmUrl !== undefined && from !== sharedFrom) {
+    return Promise.reject(
+      new Error(
+        `mcplive: wasmUrl ${from} differs from the URL this realm loaded the wasm from (${sharedFrom}): ` +
+          "one Go runtime serves every client of a page, worker or process; leave wasmUrl out or pass the same URL",
+      ),
+    );
   }
   return shared;
+}
+
+/** resolve makes a wasm URL comparable: absolute where the base is known. */
+function resolve(url) {
+  const base = globalThis.location?.href ?? (isNode ? `file://${process.cwd()}/` : undefined);
+  try {
+    return new URL(String(url), base).href;
+  } catch {
+    return String(url);
+  }
 }
 
 async function start(wasmUrl) {
@@ -57,15 +81,18 @@ async function start(wasmUrl) {
   }
 
   let nextRequest = 0;
+  let nextClient = 0;
   const runtime = Object.freeze({
     api,
     version: api.version,
     /** A fresh id for a request that may be aborted (never 0). */
     requestId: () => ++nextRequest,
+    /** A fresh client id (never 0): JS chooses it before Go connects. */
+    clientId: () => ++nextClient,
     /**
-     * call runs fn (a call into Go returning a Promise) and settles with it;
-     * if the Go runtime exits meanwhile, the Promise rejects instead of
-     * hanging forever.
+     * call runs fn (a call into Go returning a Promise) and settles with it,
+     * a Go rejection turned into an Error (fromGo); if the Go runtime exits
+     * meanwhile, the Promise rejects instead of hanging forever.
      */
     call(fn) {
       if (exited) return Promise.reject(exitError());
@@ -82,7 +109,7 @@ async function start(wasmUrl) {
         }
         Promise.resolve(p).then(
           (v) => (done(), resolve(v)),
-          (e) => (done(), reject(e)),
+          (e) => (done(), reject(fromGo(e))),
         );
       });
     },
@@ -93,9 +120,7 @@ async function start(wasmUrl) {
 }
 
 function exitError() {
-  const err = new Error("mcplive: the Go runtime has exited (see the console for why); connect again to start a new one");
-  err.name = "ClosedError";
-  return err;
+  return namedError("ClosedError", "mcplive: the Go runtime has exited (see the console for why); connect again to start a new one");
 }
 
 /**

@@ -3,8 +3,9 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
+import { createServer } from "node:http";
 import { connect } from "../index.js";
-import { startServer, waitFor, nextEvent, sleep, keys } from "./helpers.js";
+import { startServer, waitFor, nextEvent, keys, recorder, sentinel } from "./helpers.js";
 
 describe("a connected client", () => {
   let server, client;
@@ -80,25 +81,30 @@ describe("a connected client", () => {
       try {
         await server.control(...c.add);
         const after = await waitFor(store, (v) => v.items.some((i) => i[c.field] === c.key), 5000, `${c.key} in ${c.kind}`);
-        await sleep(150); // a second event would arrive by now
         assert.equal(events.length, 1, "one change event");
         const [ev] = events;
+        assert.deepEqual(await sentinel(server, client, c.kind), [], "nothing else happened");
         assert.equal(ev.kind, c.kind);
         assert.equal(ev.version, before.version + 1);
         assert.equal(after.version, before.version + 1);
         assert.deepEqual(ev.added.map((i) => i[c.field]), [c.key]);
         assert.deepEqual([...ev.removed, ...ev.changed], []);
+        assert.equal(ev.cause, "notification");
+        assert.ok(typeof ev.latencyMs === "number" && ev.latencyMs >= 0, `latencyMs ${ev.latencyMs}`);
+        assert.ok(Object.isFrozen(ev));
         assert.equal(ev.added[0], after.items.find((i) => i[c.field] === c.key), "the event's item is the store's object");
         for (const old of before.items) {
           assert.ok(after.items.includes(old), `unchanged ${old[c.field]} keeps its identity`);
         }
 
         events.length = 0;
+        const withX = store.get();
         await server.control(...c.remove);
         const gone = await waitFor(store, (v) => !v.items.some((i) => i[c.field] === c.key));
-        await sleep(150);
-        assert.equal(events.length, 1);
+        assert.equal(events.length, 1, "one change event");
+        assert.deepEqual(await sentinel(server, client, c.kind), [], "nothing else happened");
         assert.deepEqual(events[0].removed, [ev.added[0]], "removed holds the object the store had");
+        assert.equal(events[0].version, withX.version + 1);
         assert.deepEqual(gone.items, before.items, "back to the same objects");
         assert.ok(gone.items.every((i, n) => i === before.items[n]));
       } finally {
@@ -179,7 +185,12 @@ describe("a connected client", () => {
     assert.equal(progress[2].total, 3);
     assert.equal(progress[2].message, "step 3");
 
-    await assert.rejects(client.callTool("slow", {}, { timeoutMs: 100 }), (err) => err instanceof Error && err.name === "TimeoutError");
+    await assert.rejects(client.callTool("slow", {}, { timeoutMs: 100 }), (err) => {
+      assert.ok(err instanceof Error);
+      assert.equal(err.name, "TimeoutError");
+      assert.equal(err.message, "tools/call: no answer within 100 ms");
+      return true;
+    });
 
     const ac = new AbortController();
     const seen = [];
@@ -192,26 +203,30 @@ describe("a connected client", () => {
     });
     await assert.rejects(call, (err) => err instanceof Error && err.name === "AbortError");
     // The server saw notifications/cancelled: its handler's context ended.
-    for (let i = 0; i < 50 && !server.log.some((l) => l.includes("slow: cancelled")); i++) await sleep(20);
-    assert.ok(server.log.some((l) => l.includes("slow: cancelled")), "server observed the cancellation");
+    await server.waitForLog("slow: cancelled");
     await assert.rejects(client.ping({ signal: AbortSignal.abort() }), { name: "AbortError" });
     assert.equal(await client.ping(), undefined, "the client works on");
   });
 
   test("subscribeResource gives fresh contents on every update", async () => {
-    const got = [];
+    const got = recorder();
     const errors = [];
     const stop = client.subscribeResource("test://readme", (contents) => got.push(contents[0].text), { onError: (e) => errors.push(e) });
-    for (let i = 0; i < 100 && got.length < 1; i++) await sleep(20);
-    assert.deepEqual(got, ["hello"]);
+    await got.next((t) => t === "hello");
     await server.control("update-resource", { uri: "test://readme", text: "hello 2" });
-    for (let i = 0; i < 100 && got.at(-1) !== "hello 2"; i++) await sleep(20);
-    assert.equal(got.at(-1), "hello 2");
+    await got.next((t) => t === "hello 2");
     stop();
-    const n = got.length;
+    const n = got.seen.length;
+    // The sentinel: a second subscription that sees the next two updates.
+    const other = recorder();
+    const stopOther = client.subscribeResource("test://readme", (contents) => other.push(contents[0].text));
+    await other.next((t) => t === "hello 2");
     await server.control("update-resource", { uri: "test://readme", text: "hello 3" });
-    await sleep(200);
-    assert.equal(got.length, n, "nothing after unsubscribe");
+    await other.next((t) => t === "hello 3");
+    await server.control("update-resource", { uri: "test://readme", text: "hello" });
+    await other.next((t) => t === "hello", { from: 2 });
+    stopOther();
+    assert.equal(got.seen.length, n, "nothing after unsubscribe");
     assert.deepEqual(errors, []);
   });
 
@@ -228,82 +243,196 @@ describe("a connected client", () => {
     assert.equal(note.params.level, "warning");
     assert.throws(() => client.on("nope", () => {}), TypeError);
   });
+});
 
-  test("a Go panic rejects the call and the runtime lives on", async (t) => {
-    const errors = [];
-    t.mock.method(console, "error", (...a) => errors.push(a.join(" ")));
-    // debugPanic exists for this test: with client id 0 it panics in the
-    // exported function itself (wasm/bridge.go), with a client's id in the
-    // goroutine that runs the call (wasm/client.go). This describe's client
-    // is the first of this process: id 1.
-    const { loadRuntime } = await import("../src/loader.js");
-    const rt = await loadRuntime();
-    for (const id of [0, 1]) {
-      errors.length = 0;
-      await assert.rejects(rt.call(() => rt.api.call(id, 0, "debugPanic", "{}")), (err) => err instanceof Error && /internal error/.test(err.message));
-      assert.ok(errors.some((e) => e.includes("debugPanic")), "the panic is logged with its stack");
-    }
-    assert.equal(await client.ping(), undefined);
+// A failed dial rejects at once in Node (20 and 22), whose WebSocket fires
+// only `error` when a handshake fails: js/src/dial.js. dialTimeoutMs is a
+// minute, so only the test's own timeout (20 s) could end a wait for it.
+describe("a failed connect rejects at once, with a DialError", { timeout: 20000 }, () => {
+  const DIAL = { dialTimeoutMs: 60000, reconnect: false };
+  let server, http, tls;
+  before(async () => {
+    server = await startServer();
+    // An HTTP server that answers a WebSocket upgrade by its path: 403 (a
+    // refused Origin or token), 200 with a page (not MCP).
+    http = createServer((req, res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" }).end("hello, I am not MCP");
+    });
+    http.on("upgrade", (req, socket) => {
+      const status = req.url.startsWith("/forbidden") ? "403 Forbidden" : "200 OK";
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+    await new Promise((r) => http.listen(0, "127.0.0.1", r));
+  });
+  after(async () => {
+    http?.close();
+    await server?.stop();
+  });
+
+  const isDialError = (url) => (err) => {
+    assert.ok(err instanceof Error);
+    assert.equal(err.name, "DialError", err.message);
+    assert.ok(err.message.startsWith(`could not connect to ${url}: `), err.message);
+    for (const cause of ["server is down", "path", "Origin", "token", "HTTP status"]) assert.ok(err.message.includes(cause), err.message);
+    assert.doesNotMatch(err.message, /mcplive:|closed network|failed to|context/);
+    assert.doesNotMatch(err.stack, /wasm:\/\//, "the stack has no wasm frames");
+    return true;
+  };
+
+  test("a refused port", async () => {
+    const url = `ws://127.0.0.1:${await freePort()}/mcp`;
+    await assert.rejects(connect(url, DIAL), isDialError(url));
+  });
+
+  test("a wrong path (404)", async () => {
+    const url = server.ws.replace(/\/mcp$/, "/not-here");
+    await assert.rejects(connect(url, DIAL), isDialError(url));
+  });
+
+  test("403 (a refused Origin or token)", async () => {
+    const url = `ws://127.0.0.1:${http.address().port}/forbidden`;
+    await assert.rejects(connect(url, DIAL), isDialError(url));
+  });
+
+  test("an HTTP server that is not MCP", async () => {
+    const url = `ws://127.0.0.1:${http.address().port}/mcp`;
+    await assert.rejects(connect(url, DIAL), isDialError(url));
+  });
+
+  test("wss:// to a plain port", async () => {
+    const url = `wss://127.0.0.1:${http.address().port}/mcp`;
+    await assert.rejects(connect(url, DIAL), isDialError(url));
+  });
+
+  test("https:// to a plain port (Streamable HTTP)", async () => {
+    const url = `https://127.0.0.1:${http.address().port}/mcp`;
+    await assert.rejects(connect(url, DIAL), (err) => {
+      assert.equal(err.name, "DialError", err.message);
+      assert.ok(err.message.startsWith(`could not connect to ${url}: `), err.message);
+      assert.match(err.message, /CORS/);
+      assert.doesNotMatch(err.message, /mcplive:|context|fetch\(\)|net\/http/);
+      return true;
+    });
+  });
+
+  test("the WebSocket global is the original again after each dial", () => {
+    assert.equal(globalThis.WebSocket, originalWebSocket);
   });
 });
 
-describe("connecting", () => {
-  test("a refused port rejects within the dial timeout", async () => {
-    const port = await freePort();
-    const t0 = Date.now();
-    await assert.rejects(connect(`ws://127.0.0.1:${port}/mcp`, { dialTimeoutMs: 1000, reconnect: false }), (err) => err instanceof Error);
-    assert.ok(Date.now() - t0 < 3000, `rejected after ${Date.now() - t0} ms`);
+const originalWebSocket = globalThis.WebSocket;
+
+describe("mistakes are TypeErrors or rejections the caller can catch", () => {
+  let server, client;
+  before(async () => {
+    server = await startServer();
+    client = await connect(server.ws);
+  });
+  after(async () => {
+    await client?.close();
+    await server?.stop();
   });
 
-  test("an AbortSignal aborts the connecting", async () => {
-    // A server that accepts TCP and never answers the WebSocket handshake.
-    const silent = net.createServer(() => {});
-    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
-    const sockets = [];
-    silent.on("connection", (s) => sockets.push(s));
+  test("callTool without a name, or with arguments that are not an object", async () => {
+    await assert.rejects(client.callTool(), TypeError);
+    await assert.rejects(client.callTool(""), TypeError);
+    await assert.rejects(client.callTool(42), TypeError);
+    await assert.rejects(client.callTool("echo", [1]), TypeError);
+    await assert.rejects(client.getPrompt(), TypeError);
+    await assert.rejects(client.readResource(), TypeError);
+    await assert.rejects(client.complete({}), TypeError);
+    assert.equal(server.log.filter((l) => l.includes("undefined")).length, 0);
+  });
+
+  test("setLoggingLevel with a level MCP does not have", async () => {
+    await assert.rejects(client.setLoggingLevel("loud"), (err) => err instanceof TypeError && /"loud" is not a level/.test(err.message));
+    assert.equal(await client.setLoggingLevel("debug"), undefined);
+  });
+
+  test("unknown options", async () => {
+    await assert.rejects(connect(server.ws, { timeout: 5 }), (err) => err instanceof TypeError && /"timeout"/.test(err.message));
+    await assert.rejects(connect(server.ws, { reconnect: { initialDelay: 5 } }), TypeError);
+    await assert.rejects(connect(server.ws, { heartbeat: { interval: 5 } }), TypeError);
+    await assert.rejects(connect(server.ws, { clientInfo: { name: "x", verison: "1" } }), TypeError);
+    await assert.rejects(client.callTool("echo", { text: "x" }, { timeout: 5 }), TypeError);
+    await assert.rejects(client.ping({ signal: AbortSignal.abort(), retries: 1 }), TypeError);
+    assert.throws(() => client.subscribeResource("test://readme", () => {}, { onErr: () => {} }), TypeError);
+  });
+
+  test("bad option values and URLs", async () => {
+    await assert.rejects(connect(server.ws, { requestTimeoutMs: -1 }), TypeError);
+    await assert.rejects(connect(server.ws, { reconnect: "yes" }), TypeError);
+    await assert.rejects(connect(server.ws, { clientInfo: {} }), TypeError);
+    await assert.rejects(connect(server.ws, null), TypeError);
+    await assert.rejects(connect("127.0.0.1:8080/mcp"), TypeError);
+    await assert.rejects(connect("ftp://127.0.0.1/mcp"), TypeError);
+  });
+
+  test("a wasmUrl other than the one this process loaded", async () => {
+    await assert.rejects(connect(server.ws, { wasmUrl: new URL("../node_modules/other.wasm", import.meta.url) }), (err) => {
+      assert.ok(err instanceof Error);
+      assert.match(err.message, /wasmUrl .*other\.wasm differs from the URL this realm loaded the wasm from/);
+      return true;
+    });
+    // The same URL as the first connect's (the default) is fine.
+    const same = await connect(server.ws, { wasmUrl: new URL("../mcplive.wasm", import.meta.url) });
+    await same.close();
+  });
+
+  test("subscribeResource after close() throws a ClosedError; nothing is printed", async (t) => {
+    const printed = [];
+    t.mock.method(console, "error", (...a) => printed.push(a.join(" ")));
+    const c = await connect(server.ws);
+    // One in flight while closing: its failure is the close, not news.
+    const errors = [];
+    c.subscribeResource("test://readme", () => {}, { onError: (e) => errors.push(e) });
+    await c.close();
+    assert.throws(
+      () => c.subscribeResource("test://readme", () => {}),
+      (err) => err instanceof Error && err.name === "ClosedError",
+    );
+    await assert.rejects(c.ping(), { name: "ClosedError", message: "ping: connection closed (the client is closed)" });
+    await sentinel(server, client, "tools"); // anything still coming has arrived
+    assert.deepEqual(errors, []);
+    assert.deepEqual(printed, []);
+  });
+});
+
+describe("errors read as JS", () => {
+  let server;
+  before(async () => (server = await startServer()));
+  after(() => server?.stop());
+
+  test("the client's request timeout: TimeoutError, in seconds or ms, no Go wording", async () => {
+    const c = await connect(server.ws, { requestTimeoutMs: 300 });
     try {
-      const ac = new AbortController();
-      const t0 = Date.now();
-      setTimeout(() => ac.abort(), 100);
-      await assert.rejects(connect(`ws://127.0.0.1:${silent.address().port}/mcp`, { signal: ac.signal }), { name: "AbortError" });
-      assert.ok(Date.now() - t0 < 2000);
-      await assert.rejects(connect("ws://127.0.0.1:1/mcp", { signal: AbortSignal.abort() }), { name: "AbortError" });
+      await assert.rejects(c.callTool("slow", { steps: 1000 }), (err) => {
+        assert.equal(err.name, "TimeoutError");
+        assert.equal(err.message, "tools/call: no answer within 300 ms");
+        assert.doesNotMatch(err.stack, /wasm:\/\//);
+        return true;
+      });
     } finally {
-      for (const s of sockets) s.destroy();
-      silent.close();
+      await c.close();
     }
   });
 
-  test("bad options throw TypeError", async () => {
-    await assert.rejects(connect("ws://127.0.0.1:1/mcp", { requestTimeoutMs: -1 }), TypeError);
-    await assert.rejects(connect("ws://127.0.0.1:1/mcp", { reconnect: "yes" }), TypeError);
-    await assert.rejects(connect("ws://127.0.0.1:1/mcp", { clientInfo: {} }), TypeError);
-  });
-
-  test("two clients to two servers work independently", async () => {
-    const [a, b] = await Promise.all([startServer(), startServer()]);
-    const [ca, cb] = await Promise.all([connect(a.ws), connect(b.ws)]);
+  test("an RPC error: the server's message, code and data", async () => {
+    const c = await connect(server.ws);
     try {
-      await a.control("add-tool", { name: "only-a" });
-      await b.control("add-tool", { name: "only-b" });
-      await waitFor(ca.tools, (v) => v.items.some((t) => t.name === "only-a"));
-      await waitFor(cb.tools, (v) => v.items.some((t) => t.name === "only-b"));
-      await sleep(100);
-      assert.ok(!ca.tools.get().items.some((t) => t.name === "only-b"));
-      assert.ok(!cb.tools.get().items.some((t) => t.name === "only-a"));
-      await ca.close();
-      assert.equal(ca.status.get(), "closed");
-      assert.equal(ca.tools.get().status, "stale", "a closed client's lists are no longer kept in sync");
-      assert.ok(ca.tools.get().items.some((t) => t.name === "only-a"), "and keep their last items");
-      await assert.rejects(ca.ping(), { name: "ClosedError" });
-      assert.equal(cb.status.get(), "ready", "closing one leaves the other");
-      assert.equal((await cb.callTool("echo", { text: "b" })).content[0].text, "b");
+      await assert.rejects(c.callTool("fail"), (err) => {
+        assert.equal(err.name, "RPCError");
+        assert.equal(err.message, "tools/call: this tool always fails");
+        assert.equal(err.code, -32001);
+        return true;
+      });
     } finally {
-      await Promise.all([ca.close(), cb.close()]);
-      await Promise.all([a.stop(), b.stop()]);
+      await c.close();
     }
   });
+});
 
+describe("reconnecting", () => {
   test("reconnect after the server drops the connection", async () => {
     const server = await startServer();
     const client = await connect(server.ws, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
@@ -312,10 +441,12 @@ describe("connecting", () => {
       client.status.listen((s) => states.push(s));
       const listStates = [];
       client.tools.listen((v) => listStates.push(v.status));
+      const changes = recorder();
+      client.on("change", changes.push);
       const before = client.tools.get();
-      const readme = [];
+      const readme = recorder();
       client.subscribeResource("test://readme", (c) => readme.push(c[0].text));
-      for (let i = 0; i < 100 && readme.length < 1; i++) await sleep(20);
+      await readme.next((t) => t === "hello");
 
       // Drop the connection and change the server's lists while away.
       const drop = await server.control("drop");
@@ -326,14 +457,15 @@ describe("connecting", () => {
       await waitFor(client.status, (s) => s === "ready");
       assert.ok(states.includes("reconnecting"), `states: ${states}`);
       assert.ok(listStates.includes("stale"), `list states: ${listStates}`);
+      const ev = await changes.next((e) => e.kind === "tools" && e.added.some((t) => t.name === "while-away"));
+      assert.equal(ev.cause, "reconnect");
+      assert.equal(ev.latencyMs, null);
       const after = client.tools.get();
       for (const t of before.items) assert.ok(after.items.includes(t), "identity survives a reconnect");
-      for (let i = 0; i < 100 && readme.at(-1) !== "changed while away"; i++) await sleep(20);
-      assert.equal(readme.at(-1), "changed while away", "subscribed resources are read again after a reconnect");
+      await readme.next((t) => t === "changed while away", { what: "the resource read again after the reconnect" });
       // The subscription was re-established on the new connection.
       await server.control("update-resource", { uri: "test://readme", text: "after" });
-      for (let i = 0; i < 100 && readme.at(-1) !== "after"; i++) await sleep(20);
-      assert.equal(readme.at(-1), "after");
+      await readme.next((t) => t === "after");
       assert.equal((await client.callTool("echo", { text: "back" })).content[0].text, "back");
     } finally {
       await client.close();
@@ -341,22 +473,31 @@ describe("connecting", () => {
     }
   });
 
-  test("a server restarted on the same port: Node reconnects soon, not after the whole dial timeout", async () => {
-    // Node 20's WebSocket never reports a refused connection, so a reconnect
-    // attempt made while the server is down lasts its whole dial timeout
-    // (10 s by default). Early attempts use short ones (1 s, 2 s, …).
+  test("a server restarted on the same port: Node reconnects as soon as it is back", { timeout: 20000 }, async () => {
+    // A dial the server refuses fails at once (js/src/dial.js), so with a
+    // minute of dial timeout the client still tries every few hundred ms.
     const first = await startServer();
     const addr = new URL(first.ws).host;
-    const client = await connect(first.ws, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
-    let second;
+    const [host, port] = [addr.split(":")[0], Number(addr.split(":")[1])];
+    const client = await connect(first.ws, { dialTimeoutMs: 60000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    let second, notMCP;
     try {
       await first.stop();
       await waitFor(client.status, (s) => s === "reconnecting");
-      await sleep(1500); // an attempt or two while nobody listens
+      // While down, an HTTP server that is not MCP takes the port: it counts
+      // the client's attempts, each of which must fail at once.
+      const attempts = recorder();
+      notMCP = createServer((req, res) => res.end("not MCP"));
+      notMCP.on("upgrade", (req, socket) => (attempts.push(req.url), socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")));
+      await new Promise((r) => notMCP.listen(port, host, r));
+      await attempts.next(() => true, { from: 2, ms: 15000, what: "three attempts" });
+      await new Promise((r) => notMCP.close(r));
+      notMCP = null;
       second = await startServer(["-addr", addr]);
-      await waitFor(client.status, (s) => s === "ready", 8000, "ready within 8 s of the restart (the default dial timeout alone is 10 s)");
+      await waitFor(client.status, (s) => s === "ready", 15000);
       assert.equal((await client.callTool("echo", { text: "back" })).content[0].text, "back");
     } finally {
+      notMCP?.close();
       await client.close();
       await second?.stop();
     }
@@ -373,6 +514,50 @@ describe("connecting", () => {
     } finally {
       await client.close();
       await server.stop();
+    }
+  });
+
+  test("an AbortSignal aborts the connecting", async () => {
+    // A server that accepts TCP and never answers the WebSocket handshake.
+    const silent = net.createServer(() => {});
+    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+    const sockets = [];
+    const connected = recorder();
+    silent.on("connection", (s) => (sockets.push(s), connected.push(1)));
+    try {
+      const ac = new AbortController();
+      const p = connect(`ws://127.0.0.1:${silent.address().port}/mcp`, { signal: ac.signal, dialTimeoutMs: 60000 });
+      await connected.next();
+      ac.abort();
+      await assert.rejects(p, { name: "AbortError" });
+      await assert.rejects(connect("ws://127.0.0.1:1/mcp", { signal: AbortSignal.abort() }), { name: "AbortError" });
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  test("two clients to two servers work independently", async () => {
+    const [a, b] = await Promise.all([startServer(), startServer()]);
+    const [ca, cb] = await Promise.all([connect(a.ws), connect(b.ws)]);
+    try {
+      await a.control("add-tool", { name: "only-a" });
+      await b.control("add-tool", { name: "only-b" });
+      await waitFor(ca.tools, (v) => v.items.some((t) => t.name === "only-a"));
+      await waitFor(cb.tools, (v) => v.items.some((t) => t.name === "only-b"));
+      await Promise.all([sentinel(a, ca, "tools"), sentinel(b, cb, "tools")]);
+      assert.ok(!ca.tools.get().items.some((t) => t.name === "only-b"));
+      assert.ok(!cb.tools.get().items.some((t) => t.name === "only-a"));
+      await ca.close();
+      assert.equal(ca.status.get(), "closed");
+      assert.equal(ca.tools.get().status, "stale", "a closed client's lists are no longer kept in sync");
+      assert.ok(ca.tools.get().items.some((t) => t.name === "only-a"), "and keep their last items");
+      await assert.rejects(ca.ping(), { name: "ClosedError" });
+      assert.equal(cb.status.get(), "ready", "closing one leaves the other");
+      assert.equal((await cb.callTool("echo", { text: "b" })).content[0].text, "b");
+    } finally {
+      await Promise.all([ca.close(), cb.close()]);
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 });

@@ -1,5 +1,7 @@
 // Test helpers: the Go test server (internal/cmd/mcplive-testserver) and
-// small waits on stores and events.
+// small waits on stores, events and log lines. No test sleeps: each waits
+// for the event it needs, and proves that nothing else happened with a
+// sentinel change that must arrive after anything that was still coming.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -13,7 +15,11 @@ export async function startServer(args = []) {
   if (!BIN) throw new Error("MCPLIVE_TESTSERVER is not set: run the tests with `npm test`");
   const proc = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"] });
   const log = [];
-  createInterface({ input: proc.stderr }).on("line", (l) => log.push(l));
+  const logWaiters = new Set();
+  createInterface({ input: proc.stderr }).on("line", (l) => {
+    log.push(l);
+    for (const w of logWaiters) w(l);
+  });
   const exited = new Promise((resolve) => proc.once("exit", resolve));
   const line = await new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error("test server did not start: " + log.join("\n"))), 10000);
@@ -30,6 +36,15 @@ export async function startServer(args = []) {
       const res = await fetch(`${http}/control/${op}`, { method: "POST", body: JSON.stringify(body) });
       if (!res.ok) throw new Error(`control ${op}: HTTP ${res.status}: ${await res.text()}`);
       return res.json();
+    },
+    /** waitForLog resolves once the server logged a line that includes text. */
+    waitForLog(text, ms = 5000) {
+      if (log.some((l) => l.includes(text))) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => (logWaiters.delete(w), reject(new Error(`the server did not log ${JSON.stringify(text)}: ${log.join("\n")}`))), ms);
+        const w = (l) => l.includes(text) && (clearTimeout(t), logWaiters.delete(w), resolve());
+        logWaiters.add(w);
+      });
     },
     async stop() {
       proc.stdin.end();
@@ -67,6 +82,82 @@ export function nextEvent(client, type, pred = () => true, ms = 5000) {
   });
 }
 
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/**
+ * recorder collects what a callback gets and lets a test wait for the
+ * value it needs: const r = recorder(); subscribe(r.push); await r.next(pred).
+ */
+export function recorder() {
+  const seen = [];
+  let waiters = [];
+  const push = (v) => {
+    seen.push(v);
+    for (const w of waiters) w();
+  };
+  /** next resolves with the first value, from index `from` on, for which pred holds. */
+  const next = (pred = () => true, { from = 0, ms = 5000, what = "a value" } = {}) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const i = seen.findIndex((v, n) => n >= from && pred(v));
+        if (i < 0) return false;
+        done();
+        resolve(seen[i]);
+        return true;
+      };
+      const t = setTimeout(() => (done(), reject(new Error(`timed out waiting for ${what}; seen: ${JSON.stringify(seen)}`))), ms);
+      const done = () => (clearTimeout(t), (waiters = waiters.filter((w) => w !== check)));
+      if (!check()) waiters.push(check);
+    });
+  return { seen, push, next };
+}
+
+/** The control operations that add and remove an item of each kind, and its key field. */
+export const KIND_OPS = {
+  tools: { field: "name", add: (k) => ["add-tool", { name: k }], remove: (k) => ["remove-tool", { name: k }] },
+  prompts: { field: "name", add: (k) => ["add-prompt", { name: k }], remove: (k) => ["remove-prompt", { name: k }] },
+  resources: { field: "uri", add: (k) => ["add-resource", { uri: k, name: k }], remove: (k) => ["remove-resource", { uri: k }] },
+  resourceTemplates: {
+    field: "uriTemplate",
+    add: (k) => ["add-template", { uriTemplate: k, name: k }],
+    remove: (k) => ["remove-template", { uriTemplate: k }],
+  },
+};
+
+let sentinels = 0;
+
+/**
+ * sentinel proves that no change of kind is still on its way: it adds a
+ * sentinel item on the server and waits for the change event that brings
+ * it (the server notifies in order and a kind's re-lists are applied in
+ * order, so anything the earlier changes caused has arrived before it),
+ * then removes it again. It returns the change events of kind that came
+ * before the sentinel's, from the moment sentinel was called.
+ */
+export async function sentinel(server, client, kind) {
+  const { field, add, remove } = KIND_OPS[kind];
+  const key = kind.startsWith("resource") ? `test://sentinel-${++sentinels}${kind === "resourceTemplates" ? "/{x}" : ""}` : `sentinel-${++sentinels}`;
+  const before = [];
+  let off;
+  const arrived = new Promise((resolve) => {
+    off = client.on("change", (ev) => {
+      if (ev.kind !== kind) return;
+      if (ev.added.some((i) => i[field] === key)) resolve();
+      else before.push(ev);
+    });
+  });
+  await server.control(...add(key));
+  await withTimeout(arrived, 5000, `the sentinel ${key}`);
+  off();
+  const gone = nextEvent(client, "change", (ev) => ev.kind === kind && ev.removed.some((i) => i[field] === key));
+  await server.control(...remove(key));
+  await gone;
+  return before;
+}
+
+function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([p, new Promise((_, reject) => (t = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)))]).finally(() =>
+    clearTimeout(t),
+  );
+}
 
 export const keys = (value, field = "name") => value.items.map((i) => i[field]).sort();

@@ -1,9 +1,11 @@
 // npm test: builds what the tests need, runs the node:test suites (real
 // wasm, real go-sdk server, headless Chromium) and the TypeScript type test.
+// `node test/run.js test/x.test.js …` runs only those suites (no type test).
 //
 // The wasm is built by ../build.sh; when js/mcplive.wasm is missing it is
-// built here too. The Go test server is always (re)built (the Go build
-// cache makes that quick).
+// built here too. The Go test server and the test build of the wasm (with
+// the debugPanic hook of wasm/debug.go, which the shipped wasm lacks) are
+// always (re)built (the Go build cache makes that quick).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, copyFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -31,19 +33,29 @@ if (!existsSync(path.join(js, "mcplive.wasm")) || !existsSync(path.join(js, "was
   copyFileSync(path.join(goroot, "lib", "wasm", "wasm_exec.js"), path.join(js, "wasm_exec.js"));
 }
 
-const bin = path.join(js, "node_modules", ".cache", "mcplive", "mcplive-testserver");
-mkdirSync(path.dirname(bin), { recursive: true });
+const cache = path.join(js, "node_modules", ".cache", "mcplive");
+const bin = path.join(cache, "mcplive-testserver");
+const testWasm = path.join(cache, "mcplive-test.wasm");
+mkdirSync(cache, { recursive: true });
 run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root });
+run("go", ["build", "-tags", "mcplivetest", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
+  cwd: root,
+  env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
+});
 
-const env = { ...process.env, MCPLIVE_TESTSERVER: bin };
+const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm };
 if (typeof globalThis.WebSocket !== "function") {
   // Node 20: the global WebSocket is behind a flag (Node 22 has it).
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --experimental-websocket --no-warnings=ExperimentalWarning`.trim();
 }
-const files = readdirSync(path.join(js, "test"))
-  .filter((f) => f.endsWith(".test.js"))
-  .map((f) => path.join("test", f));
+const only = process.argv.slice(2);
+const files = only.length
+  ? only
+  : readdirSync(path.join(js, "test"))
+      .filter((f) => f.endsWith(".test.js"))
+      .map((f) => path.join("test", f));
 run(process.execPath, ["--test", "--test-reporter=spec", ...files], { cwd: js, env });
+if (only.length) process.exit(0);
 
 console.log("npm test: type test (tsc --noEmit)");
 run(process.execPath, [path.join(js, "node_modules", "typescript", "bin", "tsc"), "-p", "test/types/tsconfig.json"], { cwd: js });

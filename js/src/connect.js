@@ -1,0 +1,28 @@
+// connect(): validates what the user passed, loads the Go runtime once per
+// realm, and creates the client (client.js).
+
+import { loadRuntime } from "./loader.js";
+import { createClient } from "./client.js";
+import { abortError } from "./errors.js";
+import { checkURL, toGoOptions } from "./options.js";
+
+/**
+ * connect opens a live client. It resolves after initialize and the first
+ * full sync of every list the server offers.
+ * @param {string | URL} url
+ * @param {object} [options]
+ */
+export async function connect(url, options = {}) {
+  const goOptions = toGoOptions(options);
+  const target = checkURL(url);
+  const { signal } = options;
+  if (signal?.aborted) throw abortError(signal);
+  if (typeof globalThis.WebSocket !== "function" && /^wss?:/i.test(target)) {
+    throw new Error(
+      "mcplive: this JS runtime has no global WebSocket" +
+        (typeof process === "object" && process.versions?.node ? " (Node 20 needs --experimental-websocket; Node 22 has it)" : ""),
+    );
+  }
+  const rt = await loadRuntime(options.wasmUrl);
+  return createClient(rt, target, goOptions, signal);
+}
