@@ -6,7 +6,7 @@
 // DOM as text (see dom.js); nothing here assigns HTML.
 
 import { connect } from "/js/index.js";
-import { h, $, clear, clip, iconFor, ms, json, errorText, clock } from "./dom.js";
+import { h, $, clear, clip, fill, iconFor, ms, json, errorText, clock } from "./dom.js";
 import { createPanel, listStatusText } from "./panels.js";
 import { createLog } from "./log.js";
 import { toolForm, promptForm, templateVariables, expandTemplate } from "./schema-form.js";
@@ -442,7 +442,8 @@ $("#tool-form").addEventListener("submit", async (ev) => {
 
 function renderToolResult(out, name, r, took) {
   out.dataset.state = r.isError ? "error" : "ok";
-  out.replaceChildren(
+  fill(
+    out,
     h("p", { class: ["result-head", r.isError ? "error" : "ok"] }, h("strong", { text: r.isError ? "isError" : "result" }), ` of ${clip(name, 200)} · ${ms(took)}`),
     ...contentBlocks(r.content),
     r.structuredContent != null // absent (null or undefined): nothing to show
@@ -519,7 +520,8 @@ $("#prompt-form").addEventListener("submit", async (ev) => {
     const r = await client.getPrompt(prompt.name, args);
     const took = performance.now() - t0;
     out.dataset.state = "ok";
-    out.replaceChildren(
+    fill(
+      out,
       h("p", { class: "result-head ok" }, h("strong", { text: clip(prompt.name, 200) }), ` · ${r.messages?.length ?? 0} message(s) · ${ms(took)}`),
       r.description ? h("p", { class: "desc", text: r.description }) : null,
       ...(r.messages ?? []).map((m) => h("div", { class: "message" }, h("span", { class: "role", text: String(m.role) }), ...contentBlocks([m.content]))),

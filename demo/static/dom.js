@@ -42,6 +42,13 @@ export function $(sel, root = document) {
   return el;
 }
 
+/** fill replaces el's children with children, taken as h() takes them (null and false skipped). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
 /** clear removes every child of el. */
 export function clear(el) {
   el.replaceChildren();

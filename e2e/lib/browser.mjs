@@ -77,3 +77,73 @@ export async function openDemo(newPage, server, { admin = false, query = "", ...
   if (admin) await page.waitForSelector('#admin-state[data-state="ok"]', { timeout: 10_000 });
   return page;
 }
+
+/** PANELS are the four live lists of the demo page. */
+export const PANELS = ["#panel-tools", "#panel-prompts", "#panel-resources", "#panel-resourceTemplates"];
+
+/**
+ * outOfView returns what of selectors is not wholly inside the viewport
+ * (or not shown at all): [] when every element is in view.
+ */
+export function outOfView(page, selectors) {
+  return page.evaluate((selectors) => {
+    const vw = document.documentElement.clientWidth;
+    const vh = document.documentElement.clientHeight;
+    const out = [];
+    for (const sel of selectors) {
+      const el = document.querySelector(sel);
+      const r = el?.getBoundingClientRect();
+      if (!r || r.width === 0 || r.height === 0) out.push(`${sel}: not shown`);
+      else if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
+        out.push(`${sel}: [${Math.round(r.left)}, ${Math.round(r.top)}, ${Math.round(r.right)}, ${Math.round(r.bottom)}] outside ${vw}×${vh}`);
+      }
+    }
+    return out;
+  }, selectors);
+}
+
+/**
+ * overflows returns what sticks out sideways: the document wider than the
+ * viewport, any element whose visible part (its box cut by the ancestors
+ * that clip) reaches past the viewport's left or right edge, the own box of
+ * each element matching strict past an edge, and any scroll area that
+ * scrolls sideways. [] when nothing does.
+ */
+export function overflows(page, strict = "") {
+  return page.evaluate((strict) => {
+    const vw = document.documentElement.clientWidth;
+    const out = [];
+    const name = (el) => `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.classList.length ? "." + [...el.classList].join(".") : ""}`;
+    const where = (el) => {
+      const path = [];
+      for (let e = el; e && e !== document.body && path.length < 4; e = e.parentElement) path.unshift(name(e));
+      return path.join(" > ");
+    };
+    const sw = document.documentElement.scrollWidth;
+    if (sw > vw) out.push(`document is ${sw} px wide in a ${vw} px viewport`);
+    for (const el of document.querySelectorAll("body *")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      let left = r.left;
+      let right = r.right;
+      for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== "visible") {
+          const ar = a.getBoundingClientRect();
+          left = Math.max(left, ar.left);
+          right = Math.min(right, ar.right);
+        }
+      }
+      if (right > left && (left < -0.5 || right > vw + 0.5)) out.push(`${where(el)}: visible from ${Math.round(left)} to ${Math.round(right)} px`);
+      if (strict && el.matches(strict) && (r.left < -0.5 || r.right > vw + 0.5)) out.push(`${where(el)}: box from ${Math.round(r.left)} to ${Math.round(r.right)} px`);
+      const ox = getComputedStyle(el).overflowX;
+      if ((ox === "auto" || ox === "scroll") && el.scrollWidth > el.clientWidth + 1) out.push(`${where(el)}: scrolls sideways (${el.scrollWidth} in ${el.clientWidth} px)`);
+      if (out.length >= 12) break;
+    }
+    return out;
+  }, strict);
+}
+
+/** innerScrolls returns the list panels whose items do not fit and scroll inside. */
+export function innerScrolls(page) {
+  return page.$$eval(".panel ul.items", (uls) => uls.filter((ul) => ul.scrollHeight > ul.clientHeight + 1).map((ul) => ul.closest(".panel").id));
+}

@@ -16,6 +16,13 @@ export const ADMIN_TOKEN = "e2e-admin-token";
 
 let built = null;
 
+// One exit hook kills every server still running (one hook per server would
+// trip Node's MaxListeners warning in a file with many tests).
+const running = new Set();
+process.once("exit", () => {
+  for (const kill of running) kill();
+});
+
 /** buildDemo runs `go build -o <tmp>/demo ./demo` once per process. */
 export function buildDemo() {
   if (!built) {
@@ -102,6 +109,6 @@ export async function startDemo({ port, args = [] } = {}) {
   }
 
   await launch();
-  process.once("exit", () => proc?.kill("SIGKILL"));
+  running.add(() => proc?.kill("SIGKILL"));
   return { url: `http://${addr}`, ws: `ws://${addr}/mcp`, port, log, stop, restart: launch, control };
 }

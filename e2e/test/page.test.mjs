@@ -1,10 +1,13 @@
 // The demo page in headless Chromium against a real demo server (one per
 // test, so no test sees another's changes): the four situations, a server
-// restart, hostile server text, and the forms. Assertions are on the DOM.
+// restart, hostile server text, the forms, and the layout at 1280×800 and
+// 390 px (lists in view while the controls are used; nothing a server sends
+// widens the page). Assertions are on the DOM.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, openDemo, keys, waitKeys, CHROMIUM } from "../lib/browser.mjs";
+import { launch, openDemo, keys, waitKeys, CHROMIUM, PANELS, outOfView, overflows, innerScrolls } from "../lib/browser.mjs";
 import { startDemo, buildDemo } from "../lib/demo-server.mjs";
+import { ms } from "../../demo/static/dom.js";
 
 const skip = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
 
@@ -79,7 +82,16 @@ describe("the demo page in headless Chromium", { skip }, () => {
     await page.waitForFunction(() => document.querySelector("#who-user")?.textContent === "alice");
     assert.equal(await text(page, "#auth-result"), "Logged in as alice: more tools are available now.");
     await logHas(page, "change", "tools v");
-    assert.match(await page.$eval('#log li[data-type="change"] .timing', (el) => el.textContent), /re-listed \d+ ms after list_changed/);
+    // The timing comes from the package (ev.cause, ev.latencyMs), never from the page's own clock.
+    const entry = await page.$eval('#log li[data-type="change"]', (li) => ({ ...li.dataset, timing: li.querySelector(".timing")?.textContent ?? null }));
+    if (entry.cause) {
+      assert.equal(entry.cause, "notification");
+      assert.match(entry.latency, /^\d+(\.\d+)?$/);
+      assert.equal(entry.timing, `re-listed ${ms(Number(entry.latency))} after list_changed`);
+    } else {
+      assert.equal(entry.timing, null, "a package without ev.cause/ev.latencyMs gets no timing, not a guessed one");
+      t.diagnostic("the package does not report ev.cause / ev.latencyMs yet: the page shows no re-list timing");
+    }
     await logHas(page, "log", "logged in as alice"); // notifications/message via on("log")
     await logHas(page, "notification", "notifications/tools/list_changed");
     assert.equal(await page.$eval("#login-btn", (el) => el.disabled), true);
@@ -114,18 +126,35 @@ describe("the demo page in headless Chromium", { skip }, () => {
     await waitKeys(page, "resources", [...RESOURCES, "demo://docs/changelog"]);
     assert.match(await attr(page, item("resources", "demo://docs/changelog"), "class"), /\badded\b/);
     await page.click("#sit-resources details:nth-of-type(2) summary"); // open Templates
+    // The resources/list_changed above re-listed the templates too, unchanged: that must not
+    // leave a stale start time behind for the next templates change (the package measures it).
+    const before = await page.evaluate(() => performance.now());
     await page.uncheck('#admin-templates input[data-name="greeting"]');
     await waitKeys(page, "resourceTemplates", ["demo://math/square/{n}"]);
     assert.equal(await text(page, "#panel-resourceTemplates .count"), "1");
+    await logHas(page, "change", "resourceTemplates v");
+    const since = await page.evaluate((before) => performance.now() - before, before);
+    const tmpl = await page.$eval('#log li[data-type="change"]', (li) => ({ ...li.dataset, text: li.querySelector(".text").textContent }));
+    assert.match(tmpl.text, /^resourceTemplates v\d+: −demo:\/\/greetings\/\{name\}$/);
+    if (tmpl.cause) {
+      assert.equal(tmpl.cause, "notification");
+      assert.ok(Number(tmpl.latency) <= since, `latency ${tmpl.latency} ms counts from a notification sent before the click ${since} ms ago`);
+    }
 
     // Subscribe to the scratch note (resources/subscribe), change it through the control API.
     await page.click(`${item("resources", "demo://notes/scratch")} .try-btn`);
+    assert.equal(await attr(page, "#dock-btn-try", "aria-selected"), "true", "a list's Read button opens the Try it tab");
     assert.equal(await text(page, "#resource-uri"), "demo://notes/scratch");
     await page.click("#resource-sub");
     await page.waitForFunction(() => document.querySelector("#resource-result pre")?.textContent === "Nothing written yet.");
+    await page.click("#dock-btn-change");
     await page.fill('#note-form input[name="text"]', "hello <subscribers>");
     await page.click('#note-form button[type="submit"]');
     await page.waitForFunction(() => document.querySelector("#resource-result pre")?.textContent === "hello <subscribers>", null, { timeout: 10_000 });
+    await logHas(page, "call", "re-read demo://notes/scratch after resources/updated");
+    assert.equal(await page.$eval("#try-dot", (el) => el.hidden), false, "the Try it tab shows that its subscription got news");
+    await page.click("#dock-btn-try");
+    assert.equal(await page.$eval("#try-dot", (el) => el.hidden), true);
     assert.match(await text(page, "#resource-meta"), /updated 1×/);
     assert.equal(await text(page, "#resource-sub"), "Unsubscribe");
 
@@ -255,6 +284,9 @@ describe("the demo page in headless Chromium", { skip }, () => {
     await page.waitForSelector("#tool-result pre.content-text");
     assert.equal(await text(page, "#tool-result pre.content-text"), "hello <b>world</b>");
     assert.match(await text(page, "#tool-result .result-head"), /^result of echo · \d+ ms$/);
+    // echo has no structuredContent: nothing under its text (once a stray "null").
+    assert.equal(await page.$eval("#tool-result", (el) => el.children.length), 2);
+    assert.doesNotMatch(await text(page, "#tool-result"), /null/);
 
     await page.selectOption("#tool-select", "add");
     assert.deepEqual(await page.$$eval("#tool-fields input", (els) => els.map((e) => [e.dataset.name, e.type, e.required])), [
@@ -284,6 +316,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
     await page.waitForSelector("#prompt-result .message pre");
     assert.equal(await text(page, "#prompt-result .message pre"), "Translate the following text into English:\n\nBonjour");
     assert.equal(await text(page, "#prompt-result .message .role"), "user");
+    assert.doesNotMatch(await text(page, "#prompt-result"), /null/, "no stray null for an absent description");
     assert.deepEqual(page.problems, []);
   });
 
@@ -354,16 +387,211 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.deepEqual(page.problems, []);
   });
 
-  test("phone width: one column, nothing wider than the screen", async (t) => {
-    const { page } = await setup(t, { width: 390, height: 844, isMobile: true, hasTouch: true });
-    const m = await page.evaluate(() => ({
-      scrollWidth: document.documentElement.scrollWidth,
-      columns: getComputedStyle(document.querySelector(".layout")).gridTemplateColumns.split(" ").length,
-      listsColumns: getComputedStyle(document.querySelector(".lists")).gridTemplateColumns.split(" ").length,
-    }));
-    assert.deepEqual(m, { scrollWidth: 390, columns: 1, listsColumns: 1 });
-    await page.click("#login-btn");
-    await waitKeys(page, "tools", ALICE_TOOLS);
-    assert.deepEqual(page.problems, []);
-  });
+  // ---- layout: 1280×800 and a 390 px phone ----------------------------------------
+
+  const VIEWPORTS = [
+    { name: "desktop 1280×800", width: 1280, height: 800 },
+    { name: "phone 390×844", width: 390, height: 844, isMobile: true, hasTouch: true },
+  ];
+
+  /** inView asserts that the four lists, the log with its newest entry and the given controls are all on screen, and nothing sticks out. */
+  async function inView(page, what, controls = []) {
+    assert.deepEqual(await outOfView(page, [...PANELS, ".log", "#log li:first-child", ...controls]), [], `${what}: out of view`);
+    assert.deepEqual(await overflows(page), [], `${what}: sticks out`);
+    const scroll = await page.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight);
+    assert.ok(scroll <= 0, `${what}: the page itself scrolls by ${scroll} px`);
+  }
+
+  for (const { name, ...viewport } of VIEWPORTS) {
+    test(`${name}: the four lists and the event log stay in view while each situation's control is used`, async (t) => {
+      const { page } = await setup(t, { admin: true, ...viewport });
+      await waitKeys(page, "resourceTemplates", TEMPLATES);
+      assert.deepEqual(await innerScrolls(page), [], "where there is room, every list shows all its items without a scroll area");
+      await inView(page, "first load");
+
+      // 1 authentication
+      await page.click("#login-btn");
+      await waitKeys(page, "tools", ALICE_TOOLS);
+      await inView(page, "1 after login", ["#login-btn", "#logout-btn"]);
+      await page.click("#logout-btn");
+      await waitKeys(page, "tools", ANON_TOOLS);
+      await inView(page, "1 after logout", ["#logout-btn"]);
+
+      // 2 configuration
+      await page.uncheck('#admin-tools input[data-name="echo"]');
+      await waitKeys(page, "tools", ANON_TOOLS.filter((n) => n !== "echo"));
+      await inView(page, "2 after a tool toggle", ['#admin-tools input[data-name="echo"]']);
+      await page.click("#sit-config details:nth-of-type(2) summary");
+      await page.uncheck('#admin-prompts input[data-name="translate"]');
+      await waitKeys(page, "prompts", ["summarize"]);
+      await inView(page, "2 after a prompt toggle", ['#admin-prompts input[data-name="translate"]']);
+      await page.check('#admin-prompts input[data-name="translate"]');
+      await waitKeys(page, "prompts", PROMPTS);
+      await page.check('#admin-tools input[data-name="echo"]');
+      await waitKeys(page, "tools", ANON_TOOLS);
+
+      // 3 resource availability
+      await page.check('#admin-resources input[data-name="changelog"]');
+      await waitKeys(page, "resources", [...RESOURCES, "demo://docs/changelog"]);
+      await inView(page, "3 after a resource toggle", ['#admin-resources input[data-name="changelog"]']);
+      await page.click("#sit-resources details:nth-of-type(2) summary");
+      await page.uncheck('#admin-templates input[data-name="greeting"]');
+      await waitKeys(page, "resourceTemplates", ["demo://math/square/{n}"]);
+      await inView(page, "3 after a template toggle", ['#admin-templates input[data-name="greeting"]']);
+      await page.fill('#note-form input[name="text"]', "a note");
+      await page.click('#note-form button[type="submit"]');
+      await logHas(page, "control", "PUT /control/resources/note/content");
+      await inView(page, "3 after writing the note", ['#note-form button[type="submit"]']);
+
+      // 4 permissions
+      await page.selectOption("#role-select", "admin");
+      await page.click('#role-form button[type="submit"]');
+      await waitKeys(page, "tools", [...ANON_TOOLS, "list_connections", "server_stats", "write_note"]);
+      await waitKeys(page, "prompts", [...PROMPTS, "incident_report", "review_note"]);
+      await inView(page, "4 after a role switch", ['#role-form button[type="submit"]']);
+
+      // Try it: a list's button opens the form next to the lists.
+      await page.click(`${item("tools", "echo")} .try-btn`);
+      await page.fill('#tool-fields input[data-name="text"]', "hi");
+      await page.click("#tool-call");
+      await page.waitForSelector("#tool-result pre.content-text");
+      await inView(page, "after a tool call", ["#tool-call"]);
+      assert.deepEqual(page.problems, []);
+    });
+  }
+
+  // ---- hostile lengths: 100 kB of unbreakable server text everywhere ----------------
+
+  const L = 100_000;
+  const long = (c) => c.repeat(L);
+  const EVIL = {
+    tool: long("t"),
+    prompt: long("p"),
+    uri: `demo://long/${long("u")}`,
+    template: `demo://long/{${"v".repeat(2000)}}/${long("w")}`,
+  };
+  const evilTool = {
+    name: EVIL.tool,
+    title: long("T"),
+    description: long("D"),
+    annotations: { readOnlyHint: true },
+    inputSchema: {
+      type: "object",
+      properties: {
+        [long("k")]: { type: "string", title: long("K"), description: long("d") },
+        [long("e")]: { type: "string", enum: [long("E"), "short"], description: long("d") },
+      },
+    },
+  };
+  const evilPrompt = { name: EVIL.prompt, title: long("P"), description: long("D"), arguments: [{ name: long("a"), required: true, description: long("d") }] };
+  const evilResource = { uri: EVIL.uri, name: long("n"), title: long("N"), mimeType: long("m"), description: long("D") };
+  const evilTemplate = { uriTemplate: EVIL.template, name: long("n"), title: long("N"), mimeType: long("m"), description: long("D") };
+  const evilContents = [
+    { uri: EVIL.uri, mimeType: long("m"), text: long("x") },
+    { uri: `${EVIL.uri}/2`, mimeType: "application/octet-stream", blob: "AAAA" },
+  ];
+  const ANSWERS = {
+    "tools/call": {
+      content: [
+        { type: "text", text: long("x") },
+        { type: "resource_link", uri: EVIL.uri, name: long("l") },
+        { type: "resource", resource: evilContents[0] },
+        { type: "image", mimeType: `image/${long("i")}`, data: "AAAA" },
+      ],
+      structuredContent: { [long("s")]: long("S") },
+    },
+    "prompts/get": {
+      description: long("D"),
+      messages: [
+        { role: "user", content: { type: "text", text: long("x") } },
+        { role: "assistant", content: { type: "resource", resource: evilContents[0] } },
+      ],
+    },
+    "resources/read": { contents: evilContents },
+  };
+  // Strings a server sends end up here: each of these boxes must itself stay on screen.
+  const STRICT = ".panel, .item, .item-head, .item-sub, .result, .result-head, .link, .contents, .contents-head, .message, .field, .fields, .entry, .pick, select, .desc, #whoami, #server-info, .card, .toggles li";
+
+  for (const { name, ...viewport } of VIEWPORTS) {
+    test(`${name}: 100 kB unbreakable names, URIs and texts from the server wrap or are cut inside their boxes`, async (t) => {
+      const server = await startDemo();
+      t.after(() => server.stop());
+      const page = await b.newPage(viewport);
+      t.after(() => page.context().close());
+      // Into the server's answers on the wire: an extra item on the last page of every
+      // list, the server's name, and whoami's; the calls on those items are answered here.
+      await page.routeWebSocket(/\/mcp/, (ws) => {
+        const srv = ws.connectToServer();
+        const whoami = new Set();
+        ws.onMessage((m) => {
+          const msg = JSON.parse(String(m));
+          const target = msg.params?.name ?? msg.params?.uri;
+          const evil = target === EVIL.tool || target === EVIL.prompt || String(target).startsWith("demo://long/");
+          if (evil && ANSWERS[msg.method]) return ws.send(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: ANSWERS[msg.method] }));
+          if (msg.method === "tools/call" && target === "whoami") whoami.add(msg.id);
+          srv.send(m);
+        });
+        srv.onMessage((m) => {
+          const msg = JSON.parse(String(m));
+          const r = msg.result;
+          if (r && !r.nextCursor) {
+            if (Array.isArray(r.tools)) r.tools.push(evilTool);
+            if (Array.isArray(r.prompts)) r.prompts.push(evilPrompt);
+            if (Array.isArray(r.resources)) r.resources.push(evilResource);
+            if (Array.isArray(r.resourceTemplates)) r.resourceTemplates.push(evilTemplate);
+          }
+          if (r?.serverInfo) Object.assign(r.serverInfo, { name: long("s"), title: long("S"), version: long("9") });
+          if (whoami.delete(msg.id) && r?.structuredContent) Object.assign(r.structuredContent, { connection: long("c"), user: long("U"), loggedIn: true, role: long("R") });
+          ws.send(JSON.stringify(msg));
+        });
+      });
+      await page.goto(`${server.url}/`);
+      await page.waitForSelector('#conn-status[data-status="ready"]', { timeout: 20_000 });
+      const hasItem = (kind, key) => page.waitForFunction(({ kind, key }) => [...document.querySelectorAll(`#panel-${kind} li.item`)].some((li) => li.dataset.key === key), { kind, key }, { timeout: 10_000 });
+      await hasItem("tools", EVIL.tool);
+      await hasItem("prompts", EVIL.prompt);
+      await hasItem("resources", EVIL.uri);
+      await hasItem("resourceTemplates", EVIL.template);
+      await page.waitForFunction((L) => document.querySelector("#who-user")?.textContent.length === L, L);
+      const tryButton = (kind, key) => page.evaluateHandle(({ kind, key }) => [...document.querySelectorAll(`#panel-${kind} li.item`)].find((li) => li.dataset.key === key).querySelector(".try-btn"), { kind, key });
+      const check = async (what) => assert.deepEqual(await overflows(page, STRICT), [], `${name}, ${what}`);
+      await check("the lists, the header and the log");
+      assert.deepEqual(await outOfView(page, PANELS), [], "the lists are on screen");
+
+      await (await tryButton("tools", EVIL.tool)).click();
+      assert.equal((await text(page, "#tool-desc")).length, L, "the whole description is there (and scrolls in its box)");
+      await check("the tool's form");
+      await page.click("#tool-call");
+      await page.waitForSelector("#tool-result .link");
+      assert.match(await text(page, "#tool-result .result-head"), /^result of t+… · /);
+      await check("the tool's result");
+
+      await (await tryButton("prompts", EVIL.prompt)).click();
+      await page.fill("#prompt-fields input", "x");
+      await page.click("#prompt-get");
+      await page.waitForSelector("#prompt-result .message .contents");
+      await check("the prompt's form and result");
+
+      await (await tryButton("resources", EVIL.uri)).click();
+      await page.click("#resource-read");
+      await page.waitForSelector("#resource-result .contents");
+      assert.equal(await page.$$eval("#resource-result .contents", (els) => els.length), 2);
+      await check("the resource's result");
+
+      await (await tryButton("resourceTemplates", EVIL.template)).click();
+      await page.fill("#resource-vars input", long("z"));
+      await page.click("#resource-read");
+      await page.waitForFunction(() => document.querySelector("#resource-meta")?.textContent.startsWith("read demo://long/"));
+      await check("the template's form and result");
+
+      // The dock's other tab and the expanded log on a phone.
+      await page.click("#dock-btn-change");
+      await check("the controls");
+      if (await page.isVisible("#log-expand")) {
+        await page.click("#log-expand");
+        await check("the expanded log");
+      }
+      assert.deepEqual(page.problems, []);
+    });
+  }
 });
