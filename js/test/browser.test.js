@@ -42,7 +42,16 @@ describe("in headless Chromium", { skip }, () => {
       const client = await window.mcplive.connect(ws);
       window.client = client;
       window.events = [];
-      client.on("change", (ev) => window.events.push({ kind: ev.kind, added: ev.added.map((t) => t.name), version: ev.version }));
+      client.on("change", (ev) =>
+        window.events.push({
+          kind: ev.kind,
+          added: ev.added.map((t) => t.name),
+          removed: ev.removed.map((t) => t.name),
+          version: ev.version,
+          cause: ev.cause,
+          latency: typeof ev.latencyMs,
+        }),
+      );
       window.before = client.tools.get();
       return {
         status: client.status.get(),
@@ -57,9 +66,13 @@ describe("in headless Chromium", { skip }, () => {
 
     await server.control("add-tool", { name: "browser-tool" });
     await page.waitForFunction(() => window.client.tools.get().items.some((t) => t.name === "browser-tool"), null, { timeout: 5000 });
-    await page.waitForTimeout(150);
+    const withTool = await page.evaluate(() => ((window.now = window.client.tools.get()), window.events.length));
+    assert.equal(withTool, 1);
+    // The sentinel: its removal must be the next event, so nothing else came in between.
+    await server.control("remove-tool", { name: "browser-tool" });
+    await page.waitForFunction(() => window.events.length >= 2, null, { timeout: 5000 });
     const after = await page.evaluate(async () => {
-      const now = window.client.tools.get();
+      const now = window.now;
       const kept = window.before.items.every((t) => now.items.includes(t));
       const echo = await window.client.callTool("echo", { text: "from the page" });
       let error = null;
@@ -71,15 +84,45 @@ describe("in headless Chromium", { skip }, () => {
       await window.client.close();
       return { events: window.events, kept, version: now.version, before: window.before.version, echo: echo.content[0].text, error, status: window.client.status.get() };
     });
-    assert.deepEqual(after.events, [{ kind: "tools", added: ["browser-tool"], version: after.before + 1 }]);
+    assert.deepEqual(after.events, [
+      { kind: "tools", added: ["browser-tool"], removed: [], version: after.before + 1, cause: "notification", latency: "number" },
+      { kind: "tools", added: [], removed: ["browser-tool"], version: after.before + 2, cause: "notification", latency: "number" },
+    ]);
     assert.equal(after.version, after.before + 1);
     assert.ok(after.kept, "unchanged tools keep their identity");
     assert.equal(after.echo, "from the page");
     assert.deepEqual(after.error, { isError: true, name: "RPCError", code: -32001, data: { reason: "test" } });
     assert.equal(after.status, "closed");
-    await server.control("remove-tool", { name: "browser-tool" });
     await page.close();
     assert.deepEqual(problems, []);
+  });
+
+  test("a failed dial is a DialError that names the likely causes", async () => {
+    const page = await openPage();
+    const r = await page.evaluate(async (ws) => {
+      const describe = async (url) => {
+        try {
+          await window.mcplive.connect(url, { reconnect: false, dialTimeoutMs: 60000 });
+          return { resolved: true };
+        } catch (err) {
+          return { name: err.name, message: err.message, isError: err instanceof Error, wasmFrames: /wasm:\/\//.test(err.stack) };
+        }
+      };
+      const wrongPath = ws.replace(/\/mcp$/, "/not-here");
+      return { url: wrongPath, result: await describe(wrongPath), globalRestored: /native code/.test(String(WebSocket)) };
+    }, server.ws);
+    assert.equal(r.result.name, "DialError", JSON.stringify(r));
+    assert.ok(r.result.isError);
+    assert.ok(!r.result.wasmFrames, "no wasm frames in the stack");
+    assert.ok(r.result.message.startsWith(`could not connect to ${r.url}: `), r.result.message);
+    for (const cause of ["server is down", "path", "Origin", "token", "HTTP status"]) assert.ok(r.result.message.includes(cause), r.result.message);
+    assert.doesNotMatch(r.result.message, /closed network|mcplive:/);
+    assert.ok(r.globalRestored);
+    await page.close();
+    // Chromium logs the failed handshake itself ("WebSocket connection to … failed"): not ours.
+    const ours = problems.filter((p) => !/WebSocket connection to .* failed/.test(p));
+    problems.length = 0;
+    assert.deepEqual(ours, []);
   });
 
   test("a wasm served with the wrong MIME type still loads", async () => {
