@@ -156,6 +156,16 @@ export interface ReadableStore<T> {
   listen(fn: (value: T) => void): () => void;
 }
 
+/**
+ * Why a list was re-listed:
+ * - `notification`: the server said the list changed (`notifications/…/list_changed`);
+ * - `initial`: the first sync after connecting;
+ * - `reconnect`: the re-list after a reconnect;
+ * - `refresh`: `client.refresh()`;
+ * - `resync`: this package sent itself the whole list again, after an update that did not fit what the store held.
+ */
+export type ChangeCause = "notification" | "initial" | "reconnect" | "refresh" | "resync";
+
 /** What one applied change of a list did. `changed` holds the new versions of changed items. */
 export interface ChangeEvent<K extends ListKind = ListKind> {
   readonly kind: K;
@@ -163,6 +173,14 @@ export interface ChangeEvent<K extends ListKind = ListKind> {
   readonly added: readonly ListItems[K][];
   readonly removed: readonly ListItems[K][];
   readonly changed: readonly ListItems[K][];
+  /** Why the list was re-listed. */
+  readonly cause: ChangeCause;
+  /**
+   * Milliseconds from the arrival of the notification that caused this
+   * re-list (the first one, when several were covered by one re-list) to
+   * this change being applied; `null` unless `cause` is `"notification"`.
+   */
+  readonly latencyMs: number | null;
 }
 
 /** A change event of any list, discriminated by `kind`. */
@@ -186,16 +204,25 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
 
 /**
  * The errors this package rejects with (and lists carry in `error`). All are
- * real `Error`s; `name` says the kind:
+ * real `Error`s; `name` says the kind, and the message says which call
+ * (`TimeoutError: tools/call: no answer within 30 s`):
  * - `RPCError`: the server answered with a JSON-RPC error: `code` and `data` are its own.
  * - `TimeoutError`: no answer within the timeout (the request was cancelled on the server).
  * - `AbortError`: aborted through an AbortSignal (the signal's reason is passed through as is).
+ * - `DialError`: `connect` could not open the connection: the server is down, the
+ *   path is wrong, or the server refused the page's Origin or the token. Browsers
+ *   hide the HTTP status of a failed handshake from scripts, so the message lists
+ *   the likely causes. It comes at once, not after `dialTimeoutMs`.
  * - `ClosedError`: the client is closed or the connection dropped.
  * - `UnsupportedError`: the server's capabilities do not allow the call; nothing was sent.
  * - `ProtocolError`: the server broke the protocol.
+ *
+ * A mistake in the arguments (a missing tool name, an unknown logging level,
+ * an unknown option) is a `TypeError`: thrown by `connect`, `on`,
+ * `subscribeResource` and the stores, a rejection of the other calls.
  */
 export interface MCPLiveError extends Error {
-  name: "RPCError" | "TimeoutError" | "AbortError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
+  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
   /** The JSON-RPC error code, for `RPCError`. */
   code?: number;
   /** The JSON-RPC error data, for `RPCError`, if the server sent any. */
@@ -285,13 +312,45 @@ export interface SubscribeResourceOptions {
   onError?: (error: MCPLiveError) => void;
 }
 
-/** Options of `connect`. Durations are in milliseconds. */
+/**
+ * What a server offers (MCP 2025-11-25 `ServerCapabilities`), frozen. A
+ * member is present when the server offers that feature; servers may add
+ * their own members.
+ */
+export interface ServerCapabilities {
+  /** Present if the server supports argument autocompletion (`complete`). */
+  readonly completions?: JSONObject;
+  /** Experimental, non-standard capabilities. */
+  readonly experimental?: { readonly [name: string]: JSONObject };
+  /** Present if the server sends log messages (`setLoggingLevel`, `on("log")`). */
+  readonly logging?: JSONObject;
+  /** Present if the server offers prompts. */
+  readonly prompts?: { readonly listChanged?: boolean; readonly [key: string]: unknown };
+  /** Present if the server offers resources. */
+  readonly resources?: { readonly listChanged?: boolean; readonly subscribe?: boolean; readonly [key: string]: unknown };
+  /** Present if the server offers tools. */
+  readonly tools?: { readonly listChanged?: boolean; readonly [key: string]: unknown };
+  /** Present if the server supports task-augmented requests. */
+  readonly tasks?: {
+    readonly cancel?: JSONObject;
+    readonly list?: JSONObject;
+    readonly requests?: { readonly tools?: { readonly call?: JSONObject; readonly [key: string]: unknown }; readonly [key: string]: unknown };
+    readonly [key: string]: unknown;
+  };
+  readonly [key: string]: unknown;
+}
+
+/** Options of `connect`. Durations are in milliseconds; an unknown option is a `TypeError`. */
 export interface ConnectOptions {
   /** Sent in `initialize`. Default `{ name: "mcplive", version: <package version> }`. */
   clientInfo?: { name: string; version?: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] };
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
-  /** Bounds each WebSocket handshake (default 10 000): a refused port rejects within it. */
+  /**
+   * Bounds each connection's opening (default 10 000): a server that accepts
+   * the connection and never answers. A refused port, a wrong path or a
+   * refused handshake rejects at once with a `DialError`.
+   */
   dialTimeoutMs?: number;
   /**
    * Reconnect after the connection drops, with exponential backoff and full
@@ -312,8 +371,8 @@ export interface ConnectOptions {
   /**
    * Where to load `mcplive.wasm` from. Default: next to this package
    * (`new URL("./mcplive.wasm", import.meta.url)`, which bundlers follow).
-   * The wasm is loaded once per page, worker or Node process: only the
-   * first `connect` of a realm uses this.
+   * The wasm is loaded once per page, worker or Node process: a later
+   * `connect` may leave this out or give the same URL; another URL rejects.
    */
   wasmUrl?: string | URL;
 }
@@ -334,7 +393,7 @@ export interface Client {
   /** The server's `serverInfo` from the latest `initialize`. */
   readonly serverInfo: Implementation;
   /** The server's capabilities exactly as it sent them. */
-  readonly capabilities: JSONObject;
+  readonly capabilities: ServerCapabilities;
   /** The negotiated protocol version, e.g. `"2025-11-25"`. */
   readonly protocolVersion: string;
   /** The server's instructions, if any. */
@@ -357,7 +416,9 @@ export interface Client {
    * Subscribes to a resource (`resources/subscribe`): `fn` gets its contents
    * once subscribed, then again after each `notifications/resources/updated`
    * (and after a reconnect), read afresh each time. The subscription
-   * survives reconnects. Returns the unsubscribe function.
+   * survives reconnects. Returns the unsubscribe function. Throws a
+   * `ClosedError` once the client is closed; a failure to subscribe goes to
+   * `onError`.
    */
   subscribeResource(
     uri: string,
@@ -386,9 +447,11 @@ export interface Client {
 }
 
 /**
- * Connects to an MCP server over WebSocket (subprotocol `mcp`). Resolves after
+ * Connects to an MCP server: `ws://` and `wss://` over WebSocket (subprotocol
+ * `mcp`), `http://` and `https://` over Streamable HTTP. Resolves after
  * `initialize` and the first full sync of every list the server offers (a
  * list whose first sync fails has status `"error"`); rejects only when the
- * connection or `initialize` fails. Node 20 needs `--experimental-websocket`.
+ * connection or `initialize` fails (a `DialError` when it cannot connect).
+ * Node 20 needs `--experimental-websocket` for `ws://` and `wss://`.
  */
 export function connect(url: string | URL, options?: ConnectOptions): Promise<Client>;

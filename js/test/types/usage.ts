@@ -1,6 +1,6 @@
 // Type test: compiled with tsc --noEmit by `npm test`. Each @ts-expect-error
 // must be an error, so the types refuse what the API refuses.
-import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore } from "mcplive";
+import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities } from "mcplive";
 
 async function main(): Promise<void> {
   const client: Client = await connect("ws://127.0.0.1:8080/mcp", {
@@ -41,6 +41,11 @@ async function main(): Promise<void> {
   const off = client.on("change", (ev) => {
     if (ev.kind === "tools") ev.added.map((t) => t.inputSchema);
     if (ev.kind === "resources") ev.removed.map((r) => r.uri);
+    const cause: ChangeCause = ev.cause;
+    const ms: number | null = ev.latencyMs;
+    if (ev.cause === "notification" && ev.latencyMs !== null) console.log(`re-listed ${ev.latencyMs.toFixed(1)} ms after list_changed`);
+    // @ts-expect-error not a cause
+    if (ev.cause === "timer") console.log(cause, ms);
   });
   off();
   client.on("log", (ev) => console.log(ev.level, ev.data));
@@ -72,6 +77,20 @@ async function main(): Promise<void> {
   // @ts-expect-error not a kind
   await client.refresh("templates");
   console.log(client.serverInfo.name, client.protocolVersion, client.instructions?.length, client.capabilities["tools"]);
+  // The spec's ServerCapabilities: these compile under --strict.
+  const caps: ServerCapabilities = client.capabilities;
+  const listChanged: boolean | undefined = client.capabilities.tools?.listChanged;
+  const canSubscribe: boolean = client.capabilities.resources?.subscribe === true;
+  if (caps.logging && caps.completions && caps.prompts?.listChanged) console.log(listChanged, canSubscribe);
+  // @ts-expect-error listChanged is a boolean
+  const wrong: string | undefined = client.capabilities.tools?.listChanged;
+  console.log(wrong);
+  try {
+    await connect("ws://127.0.0.1:1/mcp");
+  } catch (e) {
+    const name: MCPLiveError["name"] = (e as MCPLiveError).name;
+    if (name === "DialError") console.log("server down, wrong path, Origin or token refused");
+  }
   // @ts-expect-error read-only
   client.tools = client.prompts;
   await client.close();
