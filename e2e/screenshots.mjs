@@ -1,7 +1,8 @@
 // Takes the README's screenshots of the demo page: docs/demo-desktop.png
 // (1280×800) and docs/demo-phone.png (390×844), each right after a login
-// and a role switch, so the highlights of added and the fading of removed
-// items are in the picture.
+// and a role switch made with the page's own controls, so the highlights
+// of added and the fading of removed items are in the picture, next to the
+// control that caused them and the event log.
 //
 //   cd e2e && npm run screenshots     (needs ../js built: ../build.sh)
 import { join } from "node:path";
@@ -22,12 +23,14 @@ try {
     await page.waitForSelector('#admin-state[data-state="ok"]');
     await page.waitForSelector("#conn-id");
 
-    // Some history for the event log, and a result in the call form.
+    // Some history for the event log.
     await page.check('#admin-resources input[data-name="changelog"]');
     await page.waitForSelector('#panel-resources li[data-key="demo://docs/changelog"]');
+    await page.click('#panel-tools li[data-key="echo"] .try-btn');
     await page.fill('#tool-fields input[data-name="text"]', "hello from the demo page");
     await page.click("#tool-call");
     await page.waitForSelector("#tool-result pre");
+    await page.click("#dock-btn-change");
 
     // The change in the picture: log in, then become an editor.
     await page.click("#login-btn");
@@ -35,7 +38,7 @@ try {
     await page.selectOption("#role-select", "editor");
     await page.click('#role-form button[type="submit"]');
     await page.waitForSelector('#panel-tools li[data-key="write_note"]');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.$eval("#sit-role", (el) => el.scrollIntoView({ block: "end" })); // the control just used, in the dock
     await page.waitForTimeout(350); // into the highlight and the fade, not past them
     await page.screenshot({ path: join(ROOT, "docs", file) });
     console.log(`docs/${file}`);
