@@ -148,6 +148,42 @@ func watchList[T mcplive.Item](t *testing.T, l *mcplive.List[T]) *watch[T] {
 // budget.
 func (w *watch[T]) until(want ...string) mcplive.Update[T] {
 	w.t.Helper()
+	return w.await(want, func(mcplive.Update[T]) {})
+}
+
+// untilNet is until for a change that the server makes in steps (a login
+// adds its tools one at a time): the client sees it in one update when the
+// steps fall within go-sdk's notification debounce, in several when a
+// loaded machine spreads them out. It returns the keys added and removed
+// over all the updates up to the one with want (sorted).
+func (w *watch[T]) untilNet(want ...string) (added, removed []string) {
+	w.t.Helper()
+	net := map[string]int{}
+	w.await(want, func(u mcplive.Update[T]) {
+		for _, it := range u.Added {
+			net[it.Key()]++
+		}
+		for _, it := range u.Removed {
+			net[it.Key()]--
+		}
+	})
+	for k, n := range net {
+		switch {
+		case n > 0:
+			added = append(added, k)
+		case n < 0:
+			removed = append(removed, k)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
+}
+
+// await returns the first update with exactly the keys want, passing every
+// update on the way, that one included, to each.
+func (w *watch[T]) await(want []string, each func(mcplive.Update[T])) mcplive.Update[T] {
+	w.t.Helper()
 	slices.Sort(want)
 	timer := time.NewTimer(waitLimit)
 	defer timer.Stop()
@@ -155,6 +191,7 @@ func (w *watch[T]) until(want ...string) mcplive.Update[T] {
 	for {
 		select {
 		case u := <-w.ch:
+			each(u)
 			last = keys(u.Items)
 			if slices.Equal(last, want) {
 				return u
