@@ -27,7 +27,9 @@ const sveltePlugin = {
   name: "svelte",
   setup(build) {
     build.onLoad({ filter: /\.svelte$/ }, async (args) => {
-      const { js } = compile(await readFile(args.path, "utf8"), { filename: args.path, generate: "client" });
+      const { js, warnings } = compile(await readFile(args.path, "utf8"), { filename: args.path, generate: "client" });
+      // A snippet that Svelte warns about is no snippet to copy.
+      if (warnings.length) throw new Error(`${args.path}: ${warnings.map((w) => w.message).join("; ")}`);
       return { contents: js.code, loader: "js", resolveDir: dirname(args.path) };
     });
   },
@@ -80,6 +82,7 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
       bundle(`
         export { ToolList } from "./ToolList.jsx";
         export { default as SvelteToolList } from "./ToolList.svelte";
+        export { default as SvelteApp } from "./App.svelte"; // compiled without warnings (run by install.test.mjs)
         export * as stores from "./stores.js";
         export { login } from "./isError.js";
         export { createElement } from "react";

@@ -41,8 +41,18 @@ function apps(ws) {
       "src/main.jsx": snippet("main.jsx"),
       "src/App.jsx": snippet("App.jsx"),
       "src/ToolList.jsx": snippet("ToolList.jsx"),
-      // Test-only: mounts another App (in StrictMode) and unmounts it on demand.
-      "src/harness.jsx": `import { StrictMode } from "react";\nimport { createRoot } from "react-dom/client";\nimport { App } from "./App.jsx";\n\nexport function mountApp(el, url) {\n  const root = createRoot(el);\n  root.render(<StrictMode><App url={url} /></StrictMode>);\n  return () => root.unmount();\n}\n`,
+      // Test-only: mounts another App (in StrictMode), changes its url, unmounts it.
+      "src/harness.jsx": `import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./App.jsx";
+
+export function mountApp(el, url) {
+  const root = createRoot(el);
+  const render = (url) => root.render(<StrictMode><App url={url} /></StrictMode>);
+  render(url);
+  return { setUrl: render, unmount: () => root.unmount() };
+}
+`,
       "worker.html": HTML(`<h2></h2><ul></ul>`, "/src/worker-page.js"),
       "src/worker-page.js": snippet("worker-page.js"),
       "src/worker.js": snippet("worker.js"),
@@ -53,7 +63,15 @@ function apps(ws) {
       "src/main.js": snippet("main.js"),
       "src/App.svelte": snippet("App.svelte"),
       "src/ToolList.svelte": snippet("ToolList.svelte"),
-      "src/harness.js": `import { mount, unmount } from "svelte";\nimport App from "./App.svelte";\n\nexport function mountApp(target, url) {\n  const app = mount(App, { target, props: { url } });\n  return () => unmount(app);\n}\n`,
+      "src/harness.svelte.js": `import { mount, unmount } from "svelte";
+import App from "./App.svelte";
+
+export function mountApp(target, url) {
+  const props = $state({ url });
+  const app = mount(App, { target, props });
+  return { setUrl: (url) => (props.url = url), unmount: () => unmount(app) };
+}
+`,
     },
     esbuild: {
       "build.mjs": snippet("esbuild-build.mjs"),
@@ -202,7 +220,7 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
   });
 
   for (const fw of ["react", "svelte"]) {
-    test(`${fw} in Vite dev: the App connects once (StrictMode), follows the list, closes on unmount`, async (t) => {
+    test(`${fw} in Vite dev: the App connects once (StrictMode), follows the list, replaces its client on a new url, closes on unmount`, async (t) => {
       const vite = await startVite(app[fw]);
       t.after(() => vite.close());
       const page = await open(t, `${vite.url}/`);
@@ -221,17 +239,26 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       const seen = await page.evaluate(() => window.__h2);
       assert.deepEqual(seen.filter((h) => /stale|closed/.test(h)), [], `headers seen: ${JSON.stringify(seen)}`);
 
-      // A second App, mounted and unmounted: its client is closed with it.
-      const ext = fw === "react" ? "jsx" : "js";
-      await page.evaluate(async ({ ext, ws }) => {
-        const { mountApp } = await import(`/src/harness.${ext}`);
+      // A second App: mounted, given another url (a new client replaces the
+      // old one, which is closed and never shown closed), then unmounted (its
+      // client is closed with it).
+      const harness = fw === "react" ? "/src/harness.jsx" : "/src/harness.svelte.js";
+      await page.evaluate(async ({ harness, ws }) => {
+        const { mountApp } = await import(harness);
         const el = document.body.appendChild(document.createElement("div"));
         el.id = "second";
-        window.unmountSecond = mountApp(el, ws);
-      }, { ext, ws: server.ws });
+        window.second = mountApp(el, ws);
+      }, { harness, ws: server.ws });
       await waitFor(page, "#second h2", "Tools v1 (ready, ready)");
+      assert.deepEqual(await items(page, "#second"), withoutEcho);
       await connections(2);
-      await page.evaluate(() => window.unmountSecond());
+      await page.evaluate((url) => window.second.setUrl(url), `${server.ws}?token=alice-token`);
+      await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll("#second li")].map((li) => li.textContent.trim())) === want, JSON.stringify(ALICE_TOOLS.filter((n) => n !== "echo")), { timeout: 15_000, polling: 50 });
+      assert.equal(await page.textContent("#second h2"), "Tools v1 (ready, ready)");
+      await connections(2);
+      const seen2 = await page.evaluate(() => window.__h2);
+      assert.deepEqual(seen2.filter((h) => /stale|closed/.test(h)), [], `headers seen: ${JSON.stringify(seen2)}`);
+      await page.evaluate(() => window.second.unmount());
       await connections(1);
       assert.equal(await openSockets(page), 1, "open WebSockets after the unmount");
       assert.equal(await page.textContent("#root h2"), "Tools v2 (ready, ready)");
