@@ -7,6 +7,8 @@ worker.addEventListener("message", ({ data }) => {
   if (data.kind === "tools") {
     document.querySelector("h2").textContent = `Tools v${data.version} (${data.status})`;
     document.querySelector("ul").replaceChildren(...data.items.map((t) => Object.assign(document.createElement("li"), { textContent: t.name })));
+  } else if (data.kind === "error") {
+    document.querySelector("h2").textContent = `Cannot connect: ${data.error}`;
   } else if (calls.has(data.id)) {
     calls.get(data.id)(data);
     calls.delete(data.id);
