@@ -329,6 +329,7 @@ const DOCK = ["change", "try"];
 function showDock(name) {
   for (const d of DOCK) {
     $(`#dock-btn-${d}`).setAttribute("aria-selected", String(d === name));
+    $(`#dock-btn-${d}`).tabIndex = d === name ? 0 : -1;
     $(`#dock-${d}`).hidden = d !== name;
   }
   if (name === "try") $("#try-dot").hidden = true;
@@ -341,10 +342,39 @@ const TABS = ["tool", "prompt", "resource"];
 function showTab(name) {
   for (const t of TABS) {
     $(`#tab-btn-${t}`).setAttribute("aria-selected", String(t === name));
+    $(`#tab-btn-${t}`).tabIndex = t === name ? 0 : -1;
     $(`#tab-${t}`).hidden = t !== name;
   }
 }
 for (const t of TABS) $(`#tab-btn-${t}`).addEventListener("click", () => showTab(t));
+
+// On a phone the dock shrinks when the lists above it grow: keep the control
+// just used in view (the dock's scroll position alone would push it out).
+{
+  const dockBody = $(".dock-body");
+  let lastControl = null;
+  for (const type of ["pointerdown", "focusin", "change"]) {
+    dockBody.addEventListener(type, (ev) => (lastControl = ev.target.closest("button, input, select, textarea, summary, label") ?? ev.target));
+  }
+  new ResizeObserver(() => {
+    if (lastControl?.isConnected && lastControl.getClientRects().length) lastControl.scrollIntoView({ block: "nearest" });
+  }).observe(dockBody);
+}
+
+// Tabs follow the ARIA pattern: arrow keys, Home and End move between a tablist's tabs.
+for (const list of document.querySelectorAll('[role="tablist"]')) {
+  list.addEventListener("keydown", (ev) => {
+    const tabs = [...list.querySelectorAll('[role="tab"]')];
+    const i = tabs.indexOf(document.activeElement);
+    if (i < 0) return;
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    const tab = tabs[(to + tabs.length) % tabs.length];
+    tab.focus();
+    tab.click();
+  });
+}
 
 /** pick opens a tab with one item chosen (the panels' Call / Get / Read buttons). */
 function pick(tab, value) {

@@ -4,7 +4,7 @@
 // titles and descriptions are server data: they go into text nodes and
 // data attributes only.
 
-import { h } from "./dom.js";
+import { h, clip } from "./dom.js";
 
 let seq = 0;
 const uid = () => `f${++seq}`;
@@ -71,7 +71,7 @@ function field(name, prop, isRequired, labelText) {
   const label = h(
     "label",
     { for: id },
-    h("span", { class: "field-name", text: labelText ?? title ?? name }),
+    h("span", { class: "field-name", text: clip(labelText ?? title ?? name, 200), title: clip(labelText ?? title ?? name, 1000) }),
     isRequired ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null,
     h("span", { class: "field-type", text: type === "enum" ? "" : TYPE_HINT[type] }),
   );
@@ -87,7 +87,7 @@ function field(name, prop, isRequired, labelText) {
         "select",
         common,
         isRequired ? null : h("option", { value: "", text: "—" }),
-        values.map((v, i) => h("option", { value: String(i), text: typeof v === "string" ? v : JSON.stringify(v) })),
+        values.map((v, i) => h("option", { value: String(i), text: clip(typeof v === "string" ? v : JSON.stringify(v), 200) })),
       );
       const di = values.findIndex((v) => Object.is(v, dflt));
       if (di >= 0) input.value = String(di);

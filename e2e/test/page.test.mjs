@@ -396,6 +396,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
 
   /** inView asserts that the four lists, the log with its newest entry and the given controls are all on screen, and nothing sticks out. */
   async function inView(page, what, controls = []) {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // layout and resize observers settled
     assert.deepEqual(await outOfView(page, [...PANELS, ".log", "#log li:first-child", ...controls]), [], `${what}: out of view`);
     assert.deepEqual(await overflows(page), [], `${what}: sticks out`);
     const scroll = await page.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight);
