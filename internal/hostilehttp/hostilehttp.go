@@ -18,8 +18,10 @@ import (
 	"time"
 )
 
-// WaitLimit bounds every wait for something that must happen.
-const WaitLimit = 10 * time.Second
+// WaitLimit bounds every wait for one thing that must happen: a hang
+// detector, never a speed budget, long enough for a machine loaded far
+// beyond its cores.
+const WaitLimit = time.Minute
 
 // Options configure New.
 type Options struct {

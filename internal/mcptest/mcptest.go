@@ -128,20 +128,29 @@ func (s *Server) Restart(setup func(*mcp.Server)) {
 		setup = s.setup
 	}
 	srv := s.newSrv(setup)
-	var ln net.Listener
-	var err error
-	// The port may linger for a moment; how long is up to the machine's
-	// load, so this is a hang detector, not a budget.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		if ln, err = net.Listen("tcp", s.addr); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil {
-		s.t.Fatalf("restart on %s: %v", s.addr, err)
-	}
+	ln := relisten(s.t, s.addr)
 	s.S = srv
 	s.serve(ln)
+}
+
+// waitLimit bounds the wait for one event that must happen (a request, a
+// port set free): a hang detector, not a speed budget, long enough for a
+// machine loaded far beyond its cores.
+const waitLimit = time.Minute
+
+// relisten listens on addr again after a Stop. The port may linger for a
+// moment, as long as the machine's load makes it: up to waitLimit.
+func relisten(t testing.TB, addr string) net.Listener {
+	t.Helper()
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(20 * time.Millisecond) {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			return ln
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("restart on %s: %v", addr, err)
+		}
+	}
 }
 
 // Tool returns a minimal tool named name.

@@ -119,10 +119,10 @@ func (s *HTTPServer) Requests() []HTTPRequest {
 }
 
 // WaitRequest waits for a request (received at any time) for which match
-// holds, and returns it; the test fails when none comes within 10 s.
+// holds, and returns it; the test fails when none comes within waitLimit.
 func (s *HTTPServer) WaitRequest(what string, match func(HTTPRequest) bool) HTTPRequest {
 	s.t.Helper()
-	timer := time.NewTimer(10 * time.Second)
+	timer := time.NewTimer(waitLimit)
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
@@ -203,17 +203,7 @@ func (s *HTTPServer) Restart(setup func(*mcp.Server)) {
 		setup = s.setup
 	}
 	srv := s.newSrv(setup)
-	var ln net.Listener
-	var err error
-	for i := 0; i < 100; i++ { // the port may linger for a moment
-		if ln, err = net.Listen("tcp", s.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatalf("restart on %s: %v", s.addr, err)
-	}
+	ln := relisten(s.t, s.addr)
 	s.S = srv
 	s.serve(ln)
 }
