@@ -152,35 +152,75 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// humanDurations rewrites Go durations in s ("30s", "1m0s", "250ms") the
-// way a person writes them ("30 s", "60 s", "250 ms"). Numbers without a
-// unit and words that merely start with a digit stay as they are.
+// humanDurations rewrites Go durations in s ("30s", "1m0s", "250ms", as
+// time.Duration's String writes them) the way a person writes them ("30 s",
+// "60 s", "250 ms"). Numbers without a unit and words that merely start
+// with a digit stay as they are. (Hand-written: time.ParseDuration and
+// strconv's float formatting cost the wasm 15 KB.)
 func humanDurations(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < '0' || c > '9' || (i > 0 && isWordByte(s[i-1])) {
-			b.WriteByte(c)
+		if s[i] < '0' || s[i] > '9' || (i > 0 && isWordByte(s[i-1])) {
+			b.WriteByte(s[i])
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
-			j++
-		}
-		tok := strings.TrimRight(s[i:j], ".")
-		if d, err := time.ParseDuration(tok); err == nil && strings.IndexFunc(tok, isLetter) > 0 {
+		d, n := parseDuration(s[i:])
+		if n > 0 {
 			b.WriteString(human(d))
-			i += len(tok)
+			i += n
 			continue
 		}
-		b.WriteString(s[i:j])
-		i = j
+		for i < len(s) && (isWordByte(s[i]) || s[i] == '.') {
+			b.WriteByte(s[i])
+			i++
+		}
 	}
 	return b.String()
 }
 
-func isLetter(r rune) bool { return r >= 'a' && r <= 'z' }
+// parseDuration reads a Go duration ("1m30.5s") at the start of s and
+// returns it and its length; 0 when s does not start with one that ends
+// at a word boundary.
+func parseDuration(s string) (time.Duration, int) {
+	var total time.Duration
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		var whole, frac, scale int64 = 0, 0, 1
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			whole = whole*10 + int64(s[i]-'0')
+		}
+		if i < len(s) && s[i] == '.' {
+			for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+				if scale < 1e9 {
+					frac, scale = frac*10+int64(s[i]-'0'), scale*10
+				}
+			}
+		}
+		var unit time.Duration
+		switch {
+		case strings.HasPrefix(s[i:], "ms"):
+			unit, i = time.Millisecond, i+2
+		case strings.HasPrefix(s[i:], "ns"):
+			unit, i = time.Nanosecond, i+2
+		case strings.HasPrefix(s[i:], "µs"):
+			unit, i = time.Microsecond, i+len("µs")
+		case strings.HasPrefix(s[i:], "h"):
+			unit, i = time.Hour, i+1
+		case strings.HasPrefix(s[i:], "m"):
+			unit, i = time.Minute, i+1
+		case strings.HasPrefix(s[i:], "s"):
+			unit, i = time.Second, i+1
+		default:
+			return 0, 0
+		}
+		total += time.Duration(whole)*unit + time.Duration(frac)*unit/time.Duration(scale)
+	}
+	if i == 0 || (i < len(s) && isWordByte(s[i])) {
+		return 0, 0
+	}
+	return total, i
+}
 
 func isWordByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
@@ -188,8 +228,14 @@ func isWordByte(c byte) bool {
 
 // human writes d as "30 s", "1.5 s" or "250 ms".
 func human(d time.Duration) string {
+	unit, name := time.Second, " s"
 	if d < time.Second {
-		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + " ms"
+		unit, name = time.Millisecond, " ms"
 	}
-	return strconv.FormatFloat(float64(d)/float64(time.Second), 'f', -1, 64) + " s"
+	out := strconv.FormatInt(int64(d/unit), 10)
+	if rest := int64(d%unit) * 1000 / int64(unit); rest > 0 {
+		frac := strconv.FormatInt(1000+rest, 10)[1:] // three digits
+		out += "." + strings.TrimRight(frac, "0")
+	}
+	return out + name
 }

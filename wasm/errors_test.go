@@ -69,3 +69,22 @@ func TestDialError(t *testing.T) {
 		}
 	}
 }
+
+func TestHumanDurations(t *testing.T) {
+	for in, want := range map[string]string{
+		"no answer within 30s":      "no answer within 30 s",
+		"within 1m0s: x":            "within 60 s: x",
+		"(250ms)":                   "(250 ms)",
+		"1h0m0s":                    "3600 s",
+		"1.5s and 2.25s":            "1.5 s and 2.25 s",
+		"1.0005s":                   "1 s",
+		"500µs":                     "0.5 ms",
+		"version 2025-11-25, 10 ms": "version 2025-11-25, 10 ms",
+		"v10s 10sec 3m4 x1s":        "v10s 10sec 3m4 x1s",
+		"127.0.0.1:8080/mcp":        "127.0.0.1:8080/mcp",
+	} {
+		if got := humanDurations(in); got != want {
+			t.Errorf("humanDurations(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -30,14 +30,24 @@ type op struct {
 // object JS sent: each operation has its own small arguments type.
 func handle[A any](method string, fn func(c *call, a *A) (any, error)) op {
 	return op{method, func(c *call, raw []byte) (any, error) {
-		var a A
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &a); err != nil {
-				return nil, fmt.Errorf("%s: %w: %v", method, errArgs, err)
-			}
+		a := new(A)
+		if err := decodeArgs(method, raw, a); err != nil {
+			return nil, err
 		}
-		return fn(c, &a)
+		return fn(c, a)
 	}}
+}
+
+// decodeArgs is handle's decoding, out of the generic function: each
+// instantiation stays a few hundred bytes of wasm.
+func decodeArgs(method string, raw []byte, into any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("%s: %w: %v", method, errArgs, err)
+	}
+	return nil
 }
 
 // ops is every operation JS may call, by name. Test builds add one
