@@ -335,13 +335,12 @@ type liveCounter struct {
 func newLiveCounter() *liveCounter { return &liveCounter{wake: make(chan struct{}, 1)} }
 
 // add counts one event; it never blocks.
-func (c *liveCounter) add() int64 {
-	n := c.n.Add(1)
+func (c *liveCounter) add() {
+	c.n.Add(1)
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	return n
 }
 
 // await waits until n events have been counted.
