@@ -88,17 +88,19 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 		if err := s.need(methodSubscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
 			return nil, err
 		}
-		uriParams := map[string]any{"uri": uri}
 		return c.subs.subscribe(ctx, uri, fn,
-			func(ctx context.Context) error { _, err := s.request(ctx, methodSubscribe, uriParams); return err },
 			func(ctx context.Context) error {
-				c.mu.Lock()
-				sess := c.sess
-				c.mu.Unlock()
+				err := s.subscribeSend(ctx, uri)
+				c.updateLive(s)
+				return err
+			},
+			func(ctx context.Context) error {
+				sess, _ := c.current()
 				if sess == nil {
 					return nil // not connected: nothing to undo on the server
 				}
-				_, err := sess.request(ctx, methodUnsubscribe, uriParams)
+				err := sess.unsubscribeSend(ctx, uri)
+				c.updateLive(sess)
 				return err
 			})
 	})
@@ -117,9 +119,13 @@ func (c *Client) resourceUpdated(uri string) {
 	})
 }
 
-// resubscribe sends resources/subscribe on a new session for every URI that
-// still has subscribers.
+// resubscribe sends resources/subscribe on a new legacy session for every
+// URI that still has subscribers (a modern session's listen stream asks
+// for them).
 func (c *Client) resubscribe(sess *Session) {
+	if sess.modern {
+		return
+	}
 	uris := c.subs.uris()
 	caps := sess.caps()
 	for _, uri := range uris {

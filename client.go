@@ -303,26 +303,46 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 		if !connected {
 			cause = CauseInitial
 		}
-		c.syncAll(sess, cause)
-		select {
-		case <-c.ctx.Done():
-			sess.Close()
-			return
-		case <-sess.Done():
-			// Dropped during the sync: not ready; reconnect below.
-		default:
-			c.setState(StateReady)
-			if !connected {
-				connected = true
-				first <- nil
-			}
-			attempt = 0
+		for { // each opening of the session's change feed
+			// The feed opens before the lists are walked, so that no
+			// change falls between a list and the feed.
+			lost := c.openFeed(sess)
+			c.syncAll(sess, cause)
 			select {
-			case <-sess.Done():
 			case <-c.ctx.Done():
 				sess.Close()
 				return
+			case <-sess.Done():
+				// Dropped during the sync: not ready; reconnect below.
+			default:
+				c.setState(StateReady)
+				if !connected {
+					connected = true
+					first <- nil
+				}
+				readyAt := time.Now()
+				select {
+				case <-sess.Done():
+				case <-c.ctx.Done():
+					sess.Close()
+					return
+				case <-lost:
+					// The feed ended, the connection did not: nothing
+					// feeds the lists until the feed is open again and
+					// every list re-listed (changes may have been missed).
+					attempt = c.nextAttempt(attempt, readyAt)
+					c.markStale()
+					c.setState(StateReconnecting)
+					if !c.backoff(attempt - 1) {
+						sess.Close()
+						return
+					}
+					cause = CauseReconnect
+					continue
+				}
+				attempt = c.nextAttempt(attempt, readyAt) - 1
 			}
+			break
 		}
 		if !connected {
 			first <- fmt.Errorf("mcplive: connection lost during the first sync: %w", connLost(sess.Err()))
@@ -347,6 +367,42 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 		}
 		attempt++
 	}
+}
+
+// nextAttempt counts a loss after a ready period that began at readyAt: a
+// connection (or feed) that stayed up for the longest backoff starts the
+// backoff over, one that failed sooner backs off further, so that a server
+// that accepts and drops at once is not retried in a tight loop.
+func (c *Client) nextAttempt(attempt int, readyAt time.Time) int {
+	if time.Since(readyAt) >= c.opts.Reconnect.MaxDelay {
+		return 1
+	}
+	return attempt + 1
+}
+
+// openFeed opens the change feed of a new session (listen.go) and records
+// which lists are live. A feed that cannot be opened leaves the lists
+// listed but not live; the returned channel closes when the feed is lost.
+func (c *Client) openFeed(sess *Session) <-chan struct{} {
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.RequestTimeout)
+	defer cancel()
+	lost, err := sess.openFeed(ctx)
+	if err != nil && c.ctx.Err() == nil {
+		c.opts.Logger.Warn("mcplive: no change feed; the lists will not follow changes", "err", err.Error())
+	}
+	c.updateLive(sess)
+	return lost
+}
+
+// updateLive records on every list whether the server tells of its
+// changes on sess, while sess is the current session.
+func (c *Client) updateLive(sess *Session) {
+	_, epoch := c.current()
+	c.ifCurrent(sess, epoch, func() {
+		for _, spec := range kindTable {
+			c.lists[spec.kind].setLive(sess.liveKind(spec))
+		}
+	})
 }
 
 // reconnectDialTimeout bounds the dial of the attempt-th reconnect: 1 s,

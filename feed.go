@@ -31,6 +31,7 @@ var notificationHandlers = map[string]func(s *Session, m *wireMessage){
 	notifyToolsChanged:     (*Session).onListChanged,
 	notifyPromptsChanged:   (*Session).onListChanged,
 	notifyResourcesChanged: (*Session).onListChanged,
+	notifyAcknowledged:     (*Session).onAcknowledged,
 }
 
 // handleNotification runs on the dispatcher goroutine, in arrival order.

@@ -27,7 +27,7 @@ func (c *Client) startHeartbeat(sess *Session) {
 			case <-t.C:
 			}
 			ctx, cancel := context.WithTimeout(c.ctx, c.opts.HeartbeatTimeout)
-			_, err := sess.requestLong(ctx, methodPing, nil) // bounded by HeartbeatTimeout, not the request timeout
+			err := sess.heartbeat(ctx) // bounded by HeartbeatTimeout, not the request timeout
 			cancel()
 			var rpcErr *RPCError
 			if errors.As(err, &rpcErr) {

@@ -371,7 +371,17 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 // call sends a request and waits for its response. When ctx ends first the
 // request is cancelled with notifications/cancelled and ctx's error returned.
 func (c *rpcConn) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.callWith(ctx, method, params, nil)
+}
+
+// callWith is call that tells onID the request's id before the request is
+// sent, so that what the server sends about it (a listen stream's
+// acknowledgment) can be matched to it.
+func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
+	if onID != nil {
+		onID(id)
+	}
 	b, err := marshalMessage(&id, method, params)
 	if err != nil {
 		return nil, err

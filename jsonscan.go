@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // A small, strict JSON scanner for the envelopes this package reads on
@@ -262,34 +263,25 @@ func unquote(tok []byte) string {
 // overwrite the next one.
 type rawRef []byte
 
+// pageInfo is what a list page says besides its items and cursor.
+type pageInfo struct {
+	resultType string
+	ttlMs      int64 // -1: absent
+	cacheScope string
+}
+
 // parseListPage returns a list result's items array (field: "tools",
-// "prompts", "resources" or "resourceTemplates"), undecoded, and its
-// cursor. res was validated with the whole message (parseEnvelope), so it
-// is walked here without a second validation; the walk still checks every
-// bound and never panics, whatever res holds. The items share res's bytes
-// (see rawRef).
-func parseListPage(res []byte, field string) (items rawRef, next *string, err error) {
-	i := skipWS(res, 0)
-	if i >= len(res) || res[i] != '{' {
-		return nil, nil, errors.New("the result is not a JSON object")
-	}
-	i = skipWS(res, i+1)
-	for i < len(res) && res[i] != '}' {
-		keyEnd := skipValid(res, i)
-		if res[i] != '"' || keyEnd < i+2 {
-			return nil, nil, errSyntax
+// "prompts", "resources" or "resourceTemplates"), undecoded, its cursor and
+// its caching hints. res was validated with the whole message
+// (parseEnvelope), so it is walked here without a second validation; the
+// walk still checks every bound and never panics, whatever res holds. The
+// items share res's bytes (see rawRef).
+func parseListPage(res []byte, field string) (items rawRef, next *string, info pageInfo, err error) {
+	info.ttlMs = -1
+	ok := walkMembers(res, func(key, val []byte) {
+		if err != nil {
+			return
 		}
-		key := res[i:keyEnd]
-		i = skipWS(res, keyEnd)
-		if i >= len(res) || res[i] != ':' {
-			return nil, nil, errSyntax
-		}
-		i = skipWS(res, i+1)
-		end := skipValid(res, i)
-		if end <= i {
-			return nil, nil, errSyntax
-		}
-		val := res[i:end]
 		switch unquote(key) {
 		case field:
 			items = rawRef(val[:len(val):len(val)])
@@ -301,15 +293,66 @@ func parseListPage(res []byte, field string) (items rawRef, next *string, err er
 			case 'n':
 				next = nil
 			default:
-				return nil, nil, errors.New(`"nextCursor" is not a string`)
+				err = errors.New(`"nextCursor" is not a string`)
+			}
+		case "resultType":
+			if val[0] == '"' {
+				info.resultType = unquote(val)
+			}
+		case "ttlMs":
+			if n, perr := strconv.ParseFloat(string(val), 64); perr == nil {
+				info.ttlMs = int64(max(n, 0))
+			}
+		case "cacheScope":
+			if val[0] == '"' {
+				info.cacheScope = unquote(val)
 			}
 		}
+	})
+	if err != nil {
+		return nil, nil, info, err
+	}
+	if !ok {
+		if i := skipWS(res, 0); i >= len(res) || res[i] != '{' {
+			return nil, nil, info, errors.New("the result is not a JSON object")
+		}
+		return nil, nil, info, errSyntax
+	}
+	return items, next, info, nil
+}
+
+// walkMembers calls fn with each member of the JSON object res, which is
+// known to be valid (it was validated with its message). It still checks
+// every bound and never panics, whatever res holds; it reports false when
+// res is not an object or ends early.
+func walkMembers(res []byte, fn func(key, val []byte)) bool {
+	i := skipWS(res, 0)
+	if i >= len(res) || res[i] != '{' {
+		return false
+	}
+	i = skipWS(res, i+1)
+	for i < len(res) && res[i] != '}' {
+		keyEnd := skipValid(res, i)
+		if res[i] != '"' || keyEnd < i+2 {
+			return false
+		}
+		key := res[i:keyEnd]
+		i = skipWS(res, keyEnd)
+		if i >= len(res) || res[i] != ':' {
+			return false
+		}
+		i = skipWS(res, i+1)
+		end := skipValid(res, i)
+		if end <= i {
+			return false
+		}
+		fn(key, res[i:end])
 		i = skipWS(res, end)
 		if i < len(res) && res[i] == ',' {
 			i = skipWS(res, i+1)
 		}
 	}
-	return items, next, nil
+	return i < len(res)
 }
 
 // skipValid returns the index just past the JSON value at b[i], which is

@@ -43,11 +43,11 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 }
 
 func TestParseListPage(t *testing.T) {
-	items, next, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), "tools")
+	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), "tools")
 	if err != nil || string(items) != `[{"name":"a"}]` || next == nil || *next != "c2" {
 		t.Fatalf("got %s %v %v", items, next, err)
 	}
-	items, next, err = parseListPage([]byte(`{"tools":[]}`), "tools")
+	items, next, _, err = parseListPage([]byte(`{"tools":[]}`), "tools")
 	if err != nil || string(items) != `[]` || next != nil {
 		t.Fatalf("got %s %v %v", items, next, err)
 	}
@@ -57,7 +57,7 @@ func TestParseListPage(t *testing.T) {
 		parseListPage([]byte(odd), "tools")
 	}
 	for _, bad := range []string{`[]`, `{"tools":[],"nextCursor":5}`, `"x"`, ``} {
-		if _, _, err := parseListPage([]byte(bad), "tools"); err == nil {
+		if _, _, _, err := parseListPage([]byte(bad), "tools"); err == nil {
 			t.Errorf("parseListPage(%s): no error", bad)
 		}
 	}
@@ -70,7 +70,7 @@ func FuzzParseListPage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		items, next, err := parseListPage(b, "tools")
+		items, next, _, err := parseListPage(b, "tools")
 		if !json.Valid(b) || err != nil {
 			return
 		}

@@ -25,6 +25,7 @@ type kindSpec struct {
 	capability   string // the capability that offers it, for error texts
 	offered      func(ServerCapabilities) bool
 	notification string // the list_changed that invalidates it
+	listenField  string // what subscriptions/listen asks for to get it
 	// newLive makes the kind's List, with its syncer, for a Client.
 	newLive func(*Client, kindSpec) liveList
 }
@@ -36,10 +37,10 @@ func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
 // kindTable is the kind registry, in Kinds order. resources/list_changed
 // invalidates both resources and resource templates.
 var kindTable = []kindSpec{
-	{KindTools, methodListTools, "tools", "name", "tools", offersTools, notifyToolsChanged, newLive[Tool]},
-	{KindPrompts, methodListPrompts, "prompts", "name", "prompts", offersPrompts, notifyPromptsChanged, newLive[Prompt]},
-	{KindResources, methodListResources, "resources", "uri", "resources", offersResources, notifyResourcesChanged, newLive[Resource]},
-	{KindResourceTemplates, methodListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, notifyResourcesChanged, newLive[ResourceTemplate]},
+	{KindTools, methodListTools, "tools", "name", "tools", offersTools, notifyToolsChanged, "toolsListChanged", newLive[Tool]},
+	{KindPrompts, methodListPrompts, "prompts", "name", "prompts", offersPrompts, notifyPromptsChanged, "promptsListChanged", newLive[Prompt]},
+	{KindResources, methodListResources, "resources", "uri", "resources", offersResources, notifyResourcesChanged, "resourcesListChanged", newLive[Resource]},
+	{KindResourceTemplates, methodListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, notifyResourcesChanged, "resourcesListChanged", newLive[ResourceTemplate]},
 }
 
 // specOf returns the registry entry of k.

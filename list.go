@@ -43,6 +43,57 @@ type Snapshot[T Item] struct {
 	Status  Status
 	Err     error
 	Version uint64 // grows by one with each applied change of Items
+	// Live reports whether the server tells this client when the list
+	// changes: in the legacy era whenever it offers the kind (list_changed
+	// is honoured even without the listChanged flag), in the modern era
+	// when it acknowledged the kind on the subscriptions/listen stream. A
+	// list that is not live changes only on Refresh or a reconnect.
+	Live bool
+	// Cache holds the caching hints of the last walk's pages (modern
+	// servers send them); nil when the server sent none.
+	Cache *CacheHint
+}
+
+// CacheHint is what a server said about the freshness of a list: the
+// smallest ttlMs of its pages and their cacheScope ("private" when any page
+// says so). The stores never poll: a TTL is a freshness hint, not a polling
+// interval (spec 2026-07-28, caching), and a list_changed invalidates a list
+// whatever its TTL. Received is when the walk's last page arrived: the list
+// is fresh while time.Since(Received) < TTL.
+type CacheHint struct {
+	TTL      time.Duration
+	HasTTL   bool
+	Scope    string
+	Received time.Time
+}
+
+// merge folds one page's hints into h (nil: none so far).
+func (h *CacheHint) merge(p pageInfo) *CacheHint {
+	if p.ttlMs < 0 && p.cacheScope == "" {
+		if h != nil {
+			h.Received = time.Now()
+		}
+		return h
+	}
+	if h == nil {
+		h = &CacheHint{}
+	}
+	if ttl := time.Duration(p.ttlMs) * time.Millisecond; p.ttlMs >= 0 && (!h.HasTTL || ttl < h.TTL) {
+		h.TTL, h.HasTTL = ttl, true
+	}
+	if h.Scope != "private" && p.cacheScope != "" {
+		h.Scope = p.cacheScope
+	}
+	h.Received = time.Now()
+	return h
+}
+
+// sameHint compares two hints but for the time they were received.
+func sameHint(a, b *CacheHint) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.TTL == b.TTL && a.HasTTL == b.HasTTL && a.Scope == b.Scope
 }
 
 // Update is what subscribers receive: the new snapshot and what changed
@@ -133,15 +184,18 @@ func (l *List[T]) Subscribe(fn func(Update[T])) (cancel func()) {
 // apply swaps in a new list with status and err, computes the diff against
 // the current items and queues one update. It reports whether anything
 // visible changed.
-func (l *List[T]) apply(items []T, status Status, err error, cause Cause, latency time.Duration) bool {
+func (l *List[T]) apply(items []T, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	added, removed, changed, reordered := diff(l.snap.Items, items)
 	itemsChanged := len(added)+len(removed)+len(changed) > 0 || reordered
-	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) {
+	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) && sameHint(cache, l.snap.Cache) {
+		// Only the time of the walk moved: readers see it, subscribers
+		// are not woken for it.
+		l.snap.Cache = cache
 		return false
 	}
-	next := Snapshot[T]{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version}
+	next := Snapshot[T]{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version, Live: l.snap.Live, Cache: cache}
 	if itemsChanged {
 		next.Items = items
 		next.Version++
@@ -199,7 +253,18 @@ func (l *List[T]) markStale() {
 }
 
 // markUnsupported empties the list of a kind the server does not offer.
-func (l *List[T]) markUnsupported(cause Cause) { l.apply(nil, StatusUnsupported, nil, cause, 0) }
+func (l *List[T]) markUnsupported(cause Cause) { l.apply(nil, StatusUnsupported, nil, cause, 0, nil) }
+
+// setLive records whether the server tells this client of changes.
+func (l *List[T]) setLive(live bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.snap.Live == live {
+		return
+	}
+	l.snap.Live = live
+	l.publish(Update[T]{Snapshot: l.snap})
+}
 
 func (l *List[T]) lastErr() error { return l.Snapshot().Err }
 

@@ -8,8 +8,14 @@ import (
 // Options configure a Client (Connect) or a single Session (NewSession).
 // A nil *Options means all defaults; zero fields mean their default.
 type Options struct {
-	// ClientInfo is sent in initialize. Default {Name: "mcplive"}.
+	// ClientInfo is sent in initialize, or in every request's _meta in the
+	// modern era. Default {Name: "mcplive"}.
 	ClientInfo Implementation
+	// ProtocolVersion pins the protocol revision: ModernVersion
+	// (2026-07-28) or a legacy one (2025-11-25, 2025-06-18, 2025-03-26,
+	// asked for in initialize). Empty tries ModernVersion first and falls
+	// back to initialize with 2025-11-25 when the server does not speak it.
+	ProtocolVersion string
 	// RequestTimeout bounds each request (default 30 s). A request that
 	// times out is cancelled on the server with notifications/cancelled.
 	RequestTimeout time.Duration

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -19,6 +21,16 @@ type Session struct {
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 	feed changeFeed                       // where invalidations go
 	subs *resourceSubs                    // resource subscribers
+
+	// The era (era.go), set before the session is returned.
+	modern bool
+	meta   atomic.Pointer[[]byte] // the modern era's _meta of every request
+
+	// The modern era's change feed (listen.go).
+	feedMu   sync.Mutex // one (re)opening of the listen stream at a time
+	listen   *listenStream
+	listens  map[int64]*listenStream // by request id, for acknowledgments
+	listenWG sync.WaitGroup          // the streams' goroutines
 
 	mu        sync.Mutex
 	progress  map[string]func(Progress)
@@ -41,6 +53,9 @@ func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, erro
 // hears to feed and keeps its resource subscribers in subs (a Client's
 // sessions share the Client's).
 func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs) (*Session, error) {
+	if v := o.ProtocolVersion; v != "" && !slices.Contains(modernVersions, v) && !slices.Contains(supportedVersions, v) {
+		return nil, fmt.Errorf("mcplive: Options.ProtocolVersion %q: this client speaks %s, %s", v, ModernVersion, strings.Join(supportedVersions, ", "))
+	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -50,25 +65,40 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 		feed:     feed,
 		subs:     subs,
 		progress: make(map[string]func(Progress)),
+		listens:  make(map[int64]*listenStream),
 	}
 	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification)
-	if err := s.initialize(ctx); err != nil {
+	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
+		if o.ProtocolVersion == "" && defaultVersion == "" && s.modern && ctx.Err() == nil &&
+			(errors.Is(err, ErrClosed) || errors.Is(err, ErrTimeout)) {
+			// A legacy server that hangs up on (or ignores) a request
+			// before initialize: try it the legacy way on a new connection.
+			o.Logger.Info("mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
+			o.ProtocolVersion = ProtocolVersion
+			return newSession(ctx, t, o, feed, subs)
+		}
 		return nil, err
 	}
 	if su, ok := conn.(sessionUpdater); ok {
 		su.sessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
 	}
-	if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
-		s.rpc.Close()
-		return nil, fmt.Errorf("mcplive: initialized: %w", err)
+	if !s.modern {
+		if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
+			s.rpc.Close()
+			return nil, fmt.Errorf("mcplive: initialized: %w", err)
+		}
 	}
 	return s, nil
 }
 
 func (s *Session) initialize(ctx context.Context) error {
+	version := ProtocolVersion
+	if slices.Contains(supportedVersions, s.opts.ProtocolVersion) {
+		version = s.opts.ProtocolVersion
+	}
 	params := map[string]any{
-		"protocolVersion": ProtocolVersion,
+		"protocolVersion": version,
 		"capabilities":    map[string]any{},
 		"clientInfo":      s.opts.ClientInfo,
 	}
@@ -105,7 +135,11 @@ func (s *Session) InitializeResult() InitializeResult {
 }
 
 // Close closes the connection. Requests in flight fail with ErrClosed.
-func (s *Session) Close() error { return s.rpc.Close() }
+func (s *Session) Close() error {
+	err := s.rpc.Close()
+	s.listenWG.Wait()
+	return err
+}
 
 // Done is closed when the connection has ended, for whatever reason.
 func (s *Session) Done() <-chan struct{} { return s.rpc.Done() }
@@ -114,8 +148,26 @@ func (s *Session) Done() <-chan struct{} { return s.rpc.Done() }
 func (s *Session) Err() error { return s.rpc.Err() }
 
 // request sends one request bounded by the request timeout and returns the
-// raw result. Errors name the method.
+// raw result; in the modern era a result that is not complete is an error.
+// Errors name the method.
 func (s *Session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	raw, err := s.requestRaw(ctx, method, params)
+	if err == nil && s.modern {
+		err = checkResult(method, raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// requestRaw is request without the check of the result's type, for a
+// caller that checks it itself (a list page).
+func (s *Session) requestRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	params, err := s.withMeta(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	raw, err := s.rpc.call(rctx, method, params)
@@ -137,8 +189,12 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 // requestLong sends a long-lived request: no request timeout bounds it
 // (a stream that lives as long as the session), ctx still cancels it, and
 // the server is then told with notifications/cancelled.
-func (s *Session) requestLong(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	raw, err := s.rpc.call(ctx, method, params)
+func (s *Session) requestLong(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
+	params, err := s.withMeta(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	raw, err := s.rpc.callWith(ctx, method, params, onID)
 	if err != nil {
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
@@ -175,9 +231,24 @@ func (s *Session) need(method string, ok bool, what string) error {
 
 func (s *Session) caps() ServerCapabilities { return s.InitializeResult().Capabilities }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers: ping in the legacy era,
+// server/discover in the modern one (which has no ping).
 func (s *Session) Ping(ctx context.Context) error {
-	_, err := s.request(ctx, methodPing, nil)
+	method := methodPing
+	if s.modern {
+		method = methodDiscover
+	}
+	_, err := s.request(ctx, method, nil)
+	return err
+}
+
+// heartbeat is Ping bounded by ctx alone, not by the request timeout.
+func (s *Session) heartbeat(ctx context.Context) error {
+	method := methodPing
+	if s.modern {
+		method = methodDiscover
+	}
+	_, err := s.requestLong(ctx, method, nil, nil)
 	return err
 }
 
@@ -266,6 +337,12 @@ func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
 	if err := s.need(methodSetLevel, s.caps().Logging != nil, "logging"); err != nil {
 		return err
 	}
+	if s.modern {
+		// The modern era has no logging/setLevel: the level travels in
+		// the _meta of every request from now on.
+		s.setMeta(ModernVersion, level)
+		return nil
+	}
 	_, err := s.request(ctx, methodSetLevel, map[string]any{"level": level})
 	return err
 }
@@ -278,10 +355,9 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 	if err := s.need(methodSubscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
 		return nil, err
 	}
-	uriParams := map[string]any{"uri": uri}
 	return s.subs.subscribe(ctx, uri, fn,
-		func(ctx context.Context) error { _, err := s.request(ctx, methodSubscribe, uriParams); return err },
-		func(ctx context.Context) error { _, err := s.request(ctx, methodUnsubscribe, uriParams); return err })
+		func(ctx context.Context) error { return s.subscribeSend(ctx, uri) },
+		func(ctx context.Context) error { return s.unsubscribeSend(ctx, uri) })
 }
 
 func (s *Session) addProgress(fn func(Progress)) string {

@@ -49,7 +49,7 @@ func TestRequestLong(t *testing.T) {
 
 	long := make(chan error, 1)
 	go func() {
-		_, err := s.requestLong(ctx, methodCallTool, map[string]any{"name": "long"})
+		_, err := s.requestLong(ctx, methodCallTool, map[string]any{"name": "long"}, nil)
 		long <- err
 	}()
 	if got := <-arrived; got != "long" {
@@ -75,7 +75,7 @@ func TestRequestLong(t *testing.T) {
 	// server notifications/cancelled.
 	lctx, lcancel := context.WithCancel(ctx)
 	go func() {
-		_, err := s.requestLong(lctx, methodCallTool, map[string]any{"name": "cancelled"})
+		_, err := s.requestLong(lctx, methodCallTool, map[string]any{"name": "cancelled"}, nil)
 		long <- err
 	}()
 	<-arrived

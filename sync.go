@@ -129,6 +129,7 @@ type liveList interface {
 	syncer() *syncer
 	markStale()
 	markUnsupported(Cause)
+	setLive(bool)
 	lastErr() error
 }
 
@@ -143,10 +144,10 @@ func newLive[T Item, PT rawSetter[T]](c *Client, spec kindSpec) liveList {
 		if sess == nil {
 			return // no session: the next one re-lists everything
 		}
-		items, err := relist[T, PT](ctx, sess, spec, l.Snapshot().Items)
+		items, cache, err := relist[T, PT](ctx, sess, spec, l.Snapshot().Items)
 		c.ifCurrent(sess, epoch, func() {
 			if err == nil {
-				l.apply(items, StatusReady, nil, cause, time.Since(since))
+				l.apply(items, StatusReady, nil, cause, time.Since(since), cache)
 				return
 			}
 			select {

@@ -30,6 +30,8 @@ type ViewSnapshot struct {
 	Status  Status
 	Err     error
 	Version uint64
+	Live    bool
+	Cache   *CacheHint
 }
 
 // ViewUpdate is Update for a ListView.
@@ -48,7 +50,7 @@ func (e entries[T]) Key(i int) string              { return e[i].Key() }
 func (e entries[T]) RawJSON(i int) json.RawMessage { return e[i].RawJSON() }
 
 func viewOf[T Item](s Snapshot[T]) ViewSnapshot {
-	return ViewSnapshot{Items: entries[T](s.Items), Status: s.Status, Err: s.Err, Version: s.Version}
+	return ViewSnapshot{Items: entries[T](s.Items), Status: s.Status, Err: s.Err, Version: s.Version, Live: s.Live, Cache: s.Cache}
 }
 
 // View returns the current state as a ViewSnapshot.

@@ -8,37 +8,45 @@ import (
 )
 
 // listRaw walks every page of a list and returns, in order, the items
-// array of each page, undecoded. A cursor seen twice, or more than
-// MaxPages pages, ends the walk with an error wrapping ErrProtocol.
-func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, error) {
+// array of each page, undecoded, and the pages' caching hints. A cursor
+// seen twice, or more than MaxPages pages, ends the walk with an error
+// wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
+// in the modern era it is a cursor like any other, and only an absent one
+// ends it.
+func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, *CacheHint, error) {
 	if err := s.need(spec.method, spec.offered(s.caps()), spec.capability); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var hint *CacheHint
 	var all []rawRef
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
 		if page > s.opts.MaxPages {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
+			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
 		}
 		var params any
 		if cursor != nil {
 			params = map[string]string{"cursor": *cursor}
 		}
-		res, err := s.request(ctx, spec.method, params)
+		res, err := s.requestRaw(ctx, spec.method, params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		items, next, err := parseListPage(res, spec.field)
+		items, next, info, err := parseListPage(res, spec.field)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
+			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
+		if s.modern && info.resultType != "" && info.resultType != "complete" {
+			return nil, nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
+		}
+		hint = hint.merge(info)
 		all = append(all, items)
-		if next == nil || *next == "" {
-			return all, nil
+		if next == nil || (*next == "" && !s.modern) {
+			return all, hint, nil
 		}
 		if seen[*next] {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
+			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
 		}
 		seen[*next] = true
 		cursor = next
@@ -101,7 +109,7 @@ type rawSetter[T Item] interface {
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
 	spec, _ := specOf(kind)
-	raws, err := s.listRaw(ctx, spec)
+	raws, _, err := s.listRaw(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +121,14 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 // item, reused as is. A re-list after one change of a 10,000-item list then
 // decodes one item instead of 10,000, which matters most in wasm, where
 // encoding/json is slow.
-func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindSpec, prev []T) ([]T, error) {
-	pages, err := s.listRaw(ctx, spec)
+func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindSpec, prev []T) ([]T, *CacheHint, error) {
+	pages, hint, err := s.listRaw(ctx, spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(prev) == 0 {
-		return decodeItems[T, PT](spec, pages)
+		items, err := decodeItems[T, PT](spec, pages)
+		return items, hint, err
 	}
 	// Most items come back in the same order: try prev's next item first,
 	// then a few further on (a removal); only then look the raw JSON up
@@ -149,7 +158,7 @@ func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindS
 	for p, page := range pages {
 		raws, ok := splitArray(page)
 		if !ok {
-			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+			return nil, nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
 		}
 		for _, raw := range raws {
 			if j, ok := lookup(raw, next); ok {
@@ -159,16 +168,16 @@ func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindS
 			}
 			var it T
 			if err := json.Unmarshal(raw, &it); err != nil {
-				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", len(items), err))
+				return nil, nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", len(items), err))
 			}
 			PT(&it).setRaw(json.RawMessage(raw))
 			if it.Key() == "" {
-				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", len(items), spec.key, snippet(raw)))
+				return nil, nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", len(items), spec.key, snippet(raw)))
 			}
 			items = append(items, it)
 		}
 	}
-	return items, nil
+	return items, hint, nil
 }
 
 // ListTools returns every tool, following nextCursor over all pages.

@@ -1,0 +1,209 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A session speaks one of two eras. Legacy (2025-11-25 and older): an
+// initialize handshake, then plain requests; list changes arrive as
+// notifications whenever the server sends them. Modern (2026-07-28): no
+// handshake, every request carries its protocol version, the client's
+// capabilities and info in _meta, server/discover tells what the server
+// offers, and list changes reach the client only on a subscriptions/listen
+// stream it opened (listen.go).
+
+// defaultVersion is the revision used when Options.ProtocolVersion is
+// empty; "" tries the modern era first.
+var defaultVersion = ProtocolVersion
+
+// ErrIncompleteResult reports a modern result whose resultType is not
+// "complete" (such as "input_required", a multi round-trip request) for a
+// call that does not support it.
+var ErrIncompleteResult = errors.New("mcplive: incomplete result")
+
+// open runs the opening of the session's era: server/discover for the
+// modern era, falling back to initialize when the server does not speak
+// it, unless Options.ProtocolVersion pins one.
+func (s *Session) open(ctx context.Context) error {
+	pin := s.opts.ProtocolVersion
+	if pin == "" {
+		pin = defaultVersion
+	}
+	if pin == "" || slices.Contains(modernVersions, pin) {
+		err := s.discover(ctx)
+		if err == nil {
+			return nil
+		}
+		if pin != "" || !isLegacyAnswer(err) {
+			var rpcErr *RPCError
+			if errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedProtocolVersion {
+				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s (and, with initialize, %s)",
+					ErrProtocol, strings.Join(supportedOf(rpcErr), ", "), ModernVersion, strings.Join(supportedVersions, ", "))
+			}
+			return fmt.Errorf("mcplive: server/discover: %w", err)
+		}
+		s.opts.Logger.Info("mcplive: the server does not speak MCP "+ModernVersion+"; falling back to initialize", "err", err.Error())
+		s.modern = false
+	}
+	return s.initialize(ctx)
+}
+
+// isLegacyAnswer reports whether err, the answer to a modern request, comes
+// from a server of the legacy era: any JSON-RPC error that is not one of the
+// modern era's (method not found, invalid request, a server that wants
+// initialize first), an UnsupportedProtocolVersion that lists no modern
+// version (a dual-era server that speaks only legacy revisions with this
+// client), or an HTTP 4xx without a JSON-RPC body.
+func isLegacyAnswer(err error) bool {
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		switch rpcErr.Code {
+		case CodeUnsupportedProtocolVersion:
+			sup := supportedOf(rpcErr)
+			return !slices.ContainsFunc(sup, func(v string) bool { return slices.Contains(modernVersions, v) })
+		case CodeHeaderMismatch, CodeMissingClientCapability:
+			return false
+		}
+		return true
+	}
+	var httpErr *HTTPError
+	if errors.As(err, &httpErr) {
+		return httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
+	}
+	return false
+}
+
+// supportedOf returns data.supported of an UnsupportedProtocolVersion error.
+func supportedOf(e *RPCError) []string {
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	return d.Supported
+}
+
+// discover opens the modern era: server/discover tells the server's
+// versions, capabilities, identity and instructions.
+func (s *Session) discover(ctx context.Context) error {
+	s.modern = true
+	s.setMeta(ModernVersion, "")
+	// The probe is bounded like a handshake: a legacy server may ignore
+	// a request before initialize.
+	pctx, cancel := context.WithTimeout(ctx, min(s.opts.RequestTimeout, s.opts.DialTimeout))
+	defer cancel()
+	raw, err := s.request(pctx, methodDiscover, nil)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return fmt.Errorf("%s: no answer within %v: %w", methodDiscover, min(s.opts.RequestTimeout, s.opts.DialTimeout), ErrTimeout)
+		}
+		return err
+	}
+	var res struct {
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      ServerCapabilities `json:"capabilities"`
+		Instructions      string             `json:"instructions"`
+		Meta              struct {
+			ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("mcplive: server/discover: %w", protocolError("bad result: %v", err))
+	}
+	if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, ModernVersion) {
+		// A modern server of another modern revision: nothing in common
+		// (a legacy version in its list would have been offered through
+		// UnsupportedProtocolVersion on a legacy request, not here).
+		if !slices.ContainsFunc(res.SupportedVersions, func(v string) bool { return slices.Contains(supportedVersions, v) }) {
+			return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
+				ErrProtocol, strings.Join(res.SupportedVersions, ", "), ModernVersion, strings.Join(supportedVersions, ", "))
+		}
+		return &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common"}
+	}
+	s.init.Store(&InitializeResult{
+		ProtocolVersion: ModernVersion,
+		Capabilities:    res.Capabilities,
+		ServerInfo:      res.Meta.ServerInfo,
+		Instructions:    res.Instructions,
+		Raw:             raw,
+	})
+	return nil
+}
+
+// Modern reports whether the session speaks the modern era (2026-07-28).
+func (s *Session) Modern() bool { return s.modern }
+
+// setMeta prepares the _meta that every modern request carries.
+func (s *Session) setMeta(version, logLevel string) {
+	m := map[string]any{
+		metaProtocolVersion:    version,
+		metaClientCapabilities: map[string]any{},
+		metaClientInfo:         s.opts.ClientInfo,
+	}
+	if logLevel != "" {
+		m[metaLogLevel] = logLevel
+	}
+	b, _ := json.Marshal(m)
+	s.meta.Store(&b)
+}
+
+// withMeta returns params with the modern _meta merged into its own
+// (a progress token, say); params unchanged in the legacy era.
+func (s *Session) withMeta(params any) (any, error) {
+	mp := s.meta.Load()
+	if !s.modern || mp == nil {
+		return params, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("mcplive: params are not a JSON object: %s", snippet(b))
+		}
+	}
+	if own, ok := obj["_meta"]; ok {
+		merged := map[string]json.RawMessage{}
+		if err := json.Unmarshal(own, &merged); err != nil {
+			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", snippet(own))
+		}
+		var ours map[string]json.RawMessage
+		_ = json.Unmarshal(*mp, &ours)
+		for k, v := range ours {
+			merged[k] = v
+		}
+		b, _ := json.Marshal(merged)
+		obj["_meta"] = b
+	} else {
+		obj["_meta"] = *mp
+	}
+	return obj, nil
+}
+
+// checkResult fails a modern result whose resultType is not "complete". A
+// result without the field counts as complete (older servers).
+func checkResult(method string, raw json.RawMessage) error {
+	rt := topString(raw, "resultType")
+	if rt == "" || rt == "complete" {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: the server answered with resultType %q, which this client does not support for this call", method, ErrIncompleteResult, rt)
+}
+
+// topString returns the string member name of the JSON object res, which
+// was validated with its message; "" when absent or not a string.
+func topString(res []byte, name string) string {
+	var out string
+	walkMembers(res, func(key, val []byte) {
+		if len(val) > 0 && val[0] == '"' && unquote(key) == name {
+			out = unquote(val)
+		}
+	})
+	return out
+}

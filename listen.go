@@ -1,0 +1,294 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// The modern era's change feed. A server of 2026-07-28 "MUST NOT send
+// notification types the client has not explicitly requested": list
+// changes and resource updates reach a client only on a
+// subscriptions/listen stream it opened, a long-lived request whose
+// notifications (acknowledged first, then list_changed and
+// resources/updated) arrive like any other and go through the same
+// notification table to the same change feed (feed.go).
+//
+// A session has one current stream. It asks for the list changes of every
+// kind the server offers and the updates of every resource that has
+// subscribers. A change of the resources is a new stream, opened and
+// acknowledged before the old one is cancelled: no window in which an
+// update can be missed. When the current stream ends by the server's doing
+// (a graceful result or a drop), nothing feeds the lists any more: the
+// session's feedLost channel closes, and the Client re-opens the stream and
+// re-lists every kind (changes may have been missed meanwhile).
+
+// listenStream is one subscriptions/listen request.
+type listenStream struct {
+	id      atomic.Int64
+	cancel  context.CancelFunc
+	ackCh   chan struct{}                // closed by the acknowledgment
+	ack     atomic.Pointer[listenFilter] // what the server agreed to honour
+	done    chan struct{}     // closed when the request has returned
+	err     error             // why it ended (nil: a graceful result); set before done
+	stopped atomic.Bool       // ended by this client: not a loss
+	watch   *feedWatch
+}
+
+// listenFilter is a subscriptions/listen filter as sent and acknowledged:
+// "toolsListChanged", "promptsListChanged", "resourcesListChanged" (bool)
+// and "resourceSubscriptions" ([]string).
+type listenFilter map[string]json.RawMessage
+
+func (f listenFilter) has(field string) bool { return string(f[field]) == "true" }
+
+func (f listenFilter) uris() []string {
+	var uris []string
+	_ = json.Unmarshal(f["resourceSubscriptions"], &uris)
+	return uris
+}
+
+func (f listenFilter) empty() bool {
+	for k := range f {
+		if k == "resourceSubscriptions" {
+			if len(f.uris()) > 0 {
+				return false
+			}
+		} else if f.has(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// feedWatch is closed when the feed that a Client opened is lost.
+type feedWatch struct {
+	lost chan struct{}
+	once sync.Once
+}
+
+func (w *feedWatch) signal() { w.once.Do(func() { close(w.lost) }) }
+
+// openFeed opens the change feed of the session for a Client, before its
+// first full list of every kind, and returns once the server has
+// acknowledged it. The returned channel closes when the feed is lost. In
+// the legacy era the notifications need no stream: it returns a channel
+// that never closes.
+func (s *Session) openFeed(ctx context.Context) (lost <-chan struct{}, err error) {
+	if !s.modern {
+		return nil, nil
+	}
+	s.feedMu.Lock()
+	defer s.feedMu.Unlock()
+	w := &feedWatch{lost: make(chan struct{})}
+	if err := s.relisten(ctx, w); err != nil {
+		return nil, err
+	}
+	return w.lost, nil
+}
+
+// refilter replaces the current stream with one for the current resource
+// subscribers: the new one is acknowledged before the old one ends.
+func (s *Session) refilter(ctx context.Context) error {
+	s.feedMu.Lock()
+	defer s.feedMu.Unlock()
+	s.mu.Lock()
+	cur := s.listen
+	s.mu.Unlock()
+	w := &feedWatch{lost: make(chan struct{})} // a bare Session's: nobody waits
+	if cur != nil {
+		w = cur.watch
+	}
+	return s.relisten(ctx, w)
+}
+
+// relisten opens a stream and makes it the current one. Called with
+// feedMu held.
+func (s *Session) relisten(ctx context.Context, w *feedWatch) error {
+	st, err := s.startListen(ctx, s.listenFilter(), w)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := s.listen
+	s.listen = st
+	s.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	if st.acked().empty() {
+		s.opts.Logger.Info("mcplive: the server acknowledged no notifications on subscriptions/listen: no list is live")
+	}
+	return nil
+}
+
+// listenFilter asks for the list changes of every kind the server offers
+// and for the updates of every resource with subscribers.
+func (s *Session) listenFilter() map[string]any {
+	caps := s.caps()
+	f := map[string]any{}
+	for _, spec := range kindTable {
+		if spec.offered(caps) {
+			f[spec.listenField] = true
+		}
+	}
+	if uris := s.subs.uris(); len(uris) > 0 && caps.Resources != nil {
+		f["resourceSubscriptions"] = uris
+	}
+	return f
+}
+
+// startListen sends subscriptions/listen and waits for its
+// acknowledgment.
+func (s *Session) startListen(ctx context.Context, filter map[string]any, w *feedWatch) (*listenStream, error) {
+	lctx, cancel := context.WithCancel(context.Background())
+	st := &listenStream{cancel: cancel, ackCh: make(chan struct{}), done: make(chan struct{}), watch: w}
+	s.listenWG.Add(1)
+	go func() {
+		defer s.listenWG.Done()
+		_, err := s.requestLong(lctx, methodListen, map[string]any{"notifications": filter}, func(id int64) {
+			st.id.Store(id)
+			s.mu.Lock()
+			s.listens[id] = st
+			s.mu.Unlock()
+		})
+		s.mu.Lock()
+		delete(s.listens, st.id.Load())
+		current := s.listen == st
+		s.mu.Unlock()
+		st.err = err
+		close(st.done)
+		cancel()
+		if current && !st.stopped.Load() && !st.acked().empty() {
+			if err == nil {
+				s.opts.Logger.Warn("mcplive: the server ended the subscriptions/listen stream")
+			} else {
+				s.opts.Logger.Warn("mcplive: the subscriptions/listen stream ended", "err", err.Error())
+			}
+			st.watch.signal()
+		}
+	}()
+	select {
+	case <-st.ackCh:
+		return st, nil
+	case <-st.done:
+		if st.err != nil {
+			return nil, fmt.Errorf("mcplive: %s: %w", methodListen, st.err)
+		}
+		return nil, fmt.Errorf("mcplive: %s: %w", methodListen, protocolError("the server ended the stream without acknowledging it"))
+	case <-ctx.Done():
+		st.stop()
+		return nil, fmt.Errorf("mcplive: %s: %w", methodListen, ctx.Err())
+	}
+}
+
+// acked is what the server agreed to honour; empty before it did.
+func (st *listenStream) acked() listenFilter {
+	if f := st.ack.Load(); f != nil {
+		return *f
+	}
+	return listenFilter{}
+}
+
+// stop cancels the stream (notifications/cancelled): this client ended it.
+func (st *listenStream) stop() {
+	st.stopped.Store(true)
+	st.cancel()
+}
+
+// onAcknowledged hands notifications/subscriptions/acknowledged to the
+// stream it names (io.modelcontextprotocol/subscriptionId: the listen
+// request's id); a server that leaves the id out acknowledges the newest
+// stream still waiting.
+func (s *Session) onAcknowledged(m *wireMessage) {
+	var p struct {
+		Notifications listenFilter `json:"notifications"`
+		Meta          struct {
+			ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		s.opts.Logger.Warn("mcplive: bad notifications/subscriptions/acknowledged", "err", err.Error())
+		return
+	}
+	if p.Notifications == nil {
+		p.Notifications = listenFilter{}
+	}
+	s.mu.Lock()
+	var st *listenStream
+	if id, err := strconv.ParseInt(string(bytesTrimQuotes(p.Meta.ID)), 10, 64); err == nil {
+		st = s.listens[id]
+	} else {
+		for id, cand := range s.listens {
+			if st == nil || id > st.id.Load() {
+				st = cand
+			}
+		}
+	}
+	s.mu.Unlock()
+	if st == nil {
+		s.opts.Logger.Warn("mcplive: an acknowledgment for no open subscriptions/listen stream", "id", string(p.Meta.ID))
+		return
+	}
+	if st.ack.CompareAndSwap(nil, &p.Notifications) { // acknowledged twice: the first one counts
+		close(st.ackCh)
+	}
+}
+
+func bytesTrimQuotes(b []byte) []byte {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		return b[1 : len(b)-1]
+	}
+	return b
+}
+
+// liveKind reports whether the server tells this session when kind k
+// changes: always in the legacy era (when it offers the kind), in the
+// modern era when the current stream acknowledged it.
+func (s *Session) liveKind(spec kindSpec) bool {
+	if !spec.offered(s.caps()) {
+		return false
+	}
+	if !s.modern {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listen != nil && s.listen.acked().has(spec.listenField)
+}
+
+// ackedURI reports whether the current stream carries uri's updates.
+func (s *Session) ackedURI(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listen != nil && slices.Contains(s.listen.acked().uris(), uri)
+}
+
+// subscribeSend starts the updates of uri on the server: resources/subscribe
+// in the legacy era, a new listen stream that includes it in the modern era.
+func (s *Session) subscribeSend(ctx context.Context, uri string) error {
+	if !s.modern {
+		_, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri})
+		return err
+	}
+	if err := s.refilter(ctx); err != nil {
+		return err
+	}
+	if !s.ackedURI(uri) {
+		return fmt.Errorf("%s: %w (the server did not acknowledge updates of %s on subscriptions/listen)", methodSubscribe, ErrUnsupported, uri)
+	}
+	return nil
+}
+
+// unsubscribeSend stops the updates of uri on the server.
+func (s *Session) unsubscribeSend(ctx context.Context, uri string) error {
+	if !s.modern {
+		_, err := s.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
+		return err
+	}
+	return s.refilter(ctx)
+}
