@@ -33,9 +33,9 @@ type listenStream struct {
 	cancel  context.CancelFunc
 	ackCh   chan struct{}                // closed by the acknowledgment
 	ack     atomic.Pointer[listenFilter] // what the server agreed to honour
-	done    chan struct{}     // closed when the request has returned
-	err     error             // why it ended (nil: a graceful result); set before done
-	stopped atomic.Bool       // ended by this client: not a loss
+	done    chan struct{}                // closed when the request has returned
+	err     error                        // why it ended (nil: a graceful result); set before done
+	stopped atomic.Bool                  // ended by this client: not a loss
 	watch   *feedWatch
 }
 
