@@ -417,6 +417,26 @@ describe("errors read as JS", () => {
     }
   });
 
+  test("a dial timeout: TimeoutError naming the URL and the timeout", async () => {
+    // A server that accepts TCP and never answers the WebSocket handshake.
+    const silent = net.createServer(() => {});
+    const sockets = [];
+    silent.on("connection", (s) => sockets.push(s));
+    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+    const url = `ws://127.0.0.1:${silent.address().port}/mcp`;
+    try {
+      await assert.rejects(connect(url, { dialTimeoutMs: 300, reconnect: false }), (err) => {
+        assert.equal(err.name, "TimeoutError", err.message);
+        assert.match(err.message, new RegExp(`^(connect |dial )?${url.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}.*: no answer within 300 ms$`));
+        assert.doesNotMatch(err.message, /mcplive:|context|300ms/);
+        return true;
+      });
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
   test("an RPC error: the server's message, code and data", async () => {
     const c = await connect(server.ws);
     try {
