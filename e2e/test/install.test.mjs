@@ -76,6 +76,7 @@ export function mountApp(target, url) {
     esbuild: {
       "build.mjs": snippet("esbuild-build.mjs"),
       "src/app.js": snippet("esbuild-app.js"),
+      "quickstart.js": snippet("quickstart.js"), // run by Node, from the installed package
     },
   };
 }
@@ -217,6 +218,15 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       assert.equal(lstatSync(pkg).isSymbolicLink(), false, `${pkg} is a symlink`);
       assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "index.d.ts", "index.js", "mcplive.wasm", "package.json", "src", "wasm_exec.js"]);
     }
+  });
+
+  test("Node: the quick start runs from the installed package", async () => {
+    const env = { ...process.env };
+    if (typeof globalThis.WebSocket !== "function") {
+      env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --experimental-websocket --no-warnings=ExperimentalWarning`; // Node 20
+    }
+    const { stdout } = await run(process.execPath, ["quickstart.js"], { cwd: app.esbuild, env, timeout: 30_000 });
+    assert.deepEqual(stdout.trim().split("\n"), [`tools v1 (ready): ${ANON_TOOLS.join(", ")}`, "hello"]);
   });
 
   for (const fw of ["react", "svelte"]) {
