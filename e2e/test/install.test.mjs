@@ -2,8 +2,9 @@
 // written in fresh app folders next to a "mcplive" checkout), then used as
 // the README shows: a React and a Svelte app under Vite's dev server (the
 // connect/close components, StrictMode, a Web Worker), the React app built
-// by vite build, and an esbuild bundle with wasmUrl. Each loads in headless Chromium and follows a live
-// list of a real demo server.
+// by vite build, an esbuild bundle with wasmUrl, and the quick start in
+// Node. Each page loads in headless Chromium and follows a live list of a
+// real demo server.
 //
 // The apps take vite, react, svelte and esbuild from e2e/node_modules (a
 // node_modules link in the folder above them), so only the mcplive tarball
