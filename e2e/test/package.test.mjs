@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
@@ -72,6 +72,12 @@ for (const [breakIt, why] of [
     assert.match(err.stderr, /run \.\/build\.sh/);
   });
 }
+
+test("the README's install names the tarball npm pack writes for this version", () => {
+  const { name, version } = JSON.parse(readFileSync(join(JS, "package.json"), "utf8"));
+  const install = readFileSync(join(ROOT, "e2e", "snippets", "install.sh"), "utf8");
+  assert.match(install, new RegExp(`npm install \\./${name}-${version.replaceAll(".", "\\.")}\\.tgz\\n`), "update e2e/snippets/install.sh and the READMEs to the new version");
+});
 
 test("npm publish --dry-run: no warnings about the package", async (t) => {
   const dir = copy(t);
