@@ -169,6 +169,7 @@ function wire(c) {
     const parts = [...names("+", ev.added), ...names("−", ev.removed), ...names("~", ev.changed)];
     log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, {
       timing: changeTiming(ev),
+      short: ev.cause === "notification" && typeof ev.latencyMs === "number" ? ms(ev.latencyMs) : ev.cause === "reconnect" ? "reconnect" : undefined,
       data: { cause: typeof ev.cause === "string" ? ev.cause : "", latency: typeof ev.latencyMs === "number" ? String(ev.latencyMs) : "" },
     });
     if (ev.kind === "tools") refreshWhoami();
@@ -196,7 +197,7 @@ function changeTiming(ev) {
     case "reconnect":
       return "re-listed after a reconnect";
     case "resync":
-      return "re-listed after a resync";
+      return "list sent again in full (resync)";
     case "refresh":
       return "re-listed by refresh()";
     case "initial":

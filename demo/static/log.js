@@ -16,7 +16,8 @@ export function createLog(ol) {
    * add appends one entry.
    * @param {"notification"|"change"|"log"|"status"|"call"|"control"|"error"} type
    * @param {string} text
-   * @param {{ detail?: string, timing?: string, level?: string, data?: Record<string, string> }} [more]
+   * @param {{ detail?: string, timing?: string, short?: string, level?: string, data?: Record<string, string> }} [more]
+   *   short: the timing in a word or two, for the phone's one-line entries (default: timing)
    */
   function add(type, text, more = {}) {
     const dataset = { ...more.data, type, n: String(++n) };
@@ -28,6 +29,7 @@ export function createLog(ol) {
       h("time", { text: clock() }),
       h("span", { class: "text", text: clip(text, 600) }),
       more.timing ? h("span", { class: "timing", text: clip(more.timing, 200) }) : null,
+      more.timing ? h("span", { class: "timing-short", "aria-hidden": "true", text: clip(more.short ?? more.timing, 40) }) : null,
       more.detail ? h("span", { class: "detail", text: clip(more.detail, 400) }) : null,
     );
     ol.prepend(li);

@@ -209,6 +209,9 @@ describe("the demo page in headless Chromium", { skip }, () => {
     }
     await page.waitForFunction(() => document.querySelector("#who-user")?.textContent === "anonymous");
     await logHas(page, "status", "reconnected");
+    // The re-lists after the reconnect say so, with no notification timing (when the package reports causes).
+    const changes = await page.$$eval('#log li[data-type="change"]', (lis) => lis.slice(0, 2).map((li) => ({ ...li.dataset, timing: li.querySelector(".timing")?.textContent ?? null })));
+    for (const c of changes.filter((c) => c.cause)) assert.deepEqual([c.cause, c.timing], ["reconnect", "re-listed after a reconnect"]);
     // Chromium reports the refused WebSocket dials while the server was away.
     assert.deepEqual(page.problems.filter((p) => !/WebSocket connection to .* failed/.test(p)), []);
   });
