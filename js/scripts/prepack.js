@@ -1,6 +1,6 @@
-// prepack: refuses to pack (npm pack, npm publish, npm install <this folder>
-// with --install-links) a package without the wasm and the wasm_exec.js
-// that must ship with it, and packs them without an executable bit.
+// prepack: refuses to pack (npm pack, npm publish) a package without the
+// wasm and the wasm_exec.js that must ship with it, and packs the wasm
+// without an executable bit.
 //
 // Prints nothing on success, so `npm install $(npm pack ../mcplive/js)`
 // gets the tarball's name alone on stdout.
