@@ -1,9 +1,7 @@
 // prepack: refuses to pack (npm pack, npm publish) a package without the
 // wasm and the wasm_exec.js that must ship with it, and packs the wasm
 // without an executable bit.
-//
-// Prints nothing on success, so `npm install $(npm pack ../mcplive/js)`
-// gets the tarball's name alone on stdout.
+// Prints nothing on success.
 import { chmodSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
