@@ -22,7 +22,6 @@ const globalName = "__mcplive"
 type bridge struct {
 	mu       sync.Mutex
 	clients  map[int]*client
-	nextID   int
 	inflight map[int]context.CancelFunc
 }
 

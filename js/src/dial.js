@@ -6,10 +6,14 @@
 // Right before each dial Go calls beforeDial, which installs a one-shot
 // subclass of globalThis.WebSocket; its constructor puts the original back
 // at once (Go creates the socket synchronously after beforeDial, so no
-// other code sees the subclass), and its socket follows an `error` before
-// `open` with a `close` (code 1006), as browsers do. A real `close` that
-// comes after it is not passed on. afterDial(token) removes the subclass
-// should the dial not have reached the constructor.
+// other code sees the subclass), and its socket answers an `error` before
+// `open` with a `close` (code 1006), as browsers do. The close is
+// dispatched from the socket's first error listener, so the dial has
+// settled before coder/websocket's own error listener would run (its close
+// handler removes it: that listener would close with code 1011, which
+// WebSocket implementations refuse). A real `close` that comes after it is
+// not passed on. afterDial(token) removes the subclass should the dial not
+// have reached the constructor.
 
 /** Dials armed by beforeDial and not yet constructed, oldest first. */
 const armed = new Set();
