@@ -38,7 +38,10 @@ export function createPanel(root, { keyOf, render }) {
     const { items, status, error, version } = value;
     root.dataset.status = status;
     root.dataset.version = String(version);
-    statusEl.textContent = STATUS_TEXT[status] ?? status;
+    // "stale (reconnecting)": the part in brackets gives way in a narrow panel (style.css).
+    const [word, more] = (STATUS_TEXT[status] ?? String(status)).split(/(?= \()/);
+    statusEl.replaceChildren(word, ...(more ? [h("span", { class: "status-more", text: more })] : []));
+    statusEl.title = STATUS_TEXT[status] ?? String(status);
     statusEl.dataset.status = status;
     versionEl.textContent = `v${version}`;
     countEl.textContent = String(items.length);
