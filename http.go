@@ -366,6 +366,12 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return err
 	}
+	if m.method == "notifications/cancelled" && !c.legacy(m) {
+		// 2026-07-28: closing the request's stream is the cancellation
+		// (the caller's context ended, which closed it); the revision
+		// defines no notification POSTs.
+		return nil
+	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(c.ctx, cancel)
 	handedOff := false
@@ -376,20 +382,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 		}
 	}()
 
-	var timer *time.Timer
-	var timedOut atomic.Bool
-	if !c.isEstablished() {
-		// The first answer is bounded like a WebSocket's handshake; the
-		// timer stops once the answer has begun.
-		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); cancel() })
-	}
 	resp, err := c.send(reqCtx, http.MethodPost, msg, m, "")
-	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return fmt.Errorf("mcplive: POST %s: no answer within %v: %w (%w)", c.url, c.dialTimeout, ErrTimeout, ErrDial)
-	}
 	if err != nil {
 		if ctx.Err() != nil && m.isRequest() && c.legacy(m) {
 			// The request may have reached the server: tell it to stop,
@@ -401,7 +394,15 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 	c.noteSession(resp)
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.refused(resp, m)
+		err := c.refused(resp, m)
+		if err != nil && !m.isRequest() && m.method != "notifications/initialized" && !errors.Is(err, ErrClosed) {
+			// One refused notification or response (a cancellation of
+			// a request the server forgot, say) is no broken
+			// connection: HTTP carries on.
+			c.log.Warn("mcplive: the server refused a message", "message", m.what(), "err", err)
+			return nil
+		}
+		return err
 	}
 	if !m.isRequest() {
 		resp.Body.Close()
@@ -584,10 +585,28 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		req.Header.Set(headerLastEventID, lastEventID)
 	}
 
-	resp, err := c.client.Do(req)
+	// Before the server first answered, the wait for its answer is
+	// bounded like a WebSocket's handshake (the dial timeout); the timer
+	// stops once the answer has begun, and the body reads on in actx.
+	actx, acancel := context.WithCancel(ctx)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
+	if established || method != http.MethodPost {
+		timer.Stop()
+	}
+	resp, err := c.client.Do(req.WithContext(actx))
+	if !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
+		if err == nil {
+			resp.Body.Close()
+		}
+		acancel()
+		return nil, fmt.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
+	}
 	if err == nil {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
 		return resp, nil
 	}
+	acancel()
 	if ctx.Err() != nil {
 		if c.ctx.Err() != nil {
 			return nil, c.closedErr()
@@ -604,7 +623,23 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if !established {
 		return nil, fmt.Errorf("mcplive: %s %s: %w (%v); %s", method, c.url, ErrDial, err, hint)
 	}
-	return nil, fmt.Errorf("mcplive: %s %s: %w: %v; %s", method, c.url, ErrClosed, err, hint)
+	// The server is out of reach: the connection ends, as a dropped
+	// WebSocket does, and the client reconnects.
+	err = fmt.Errorf("mcplive: %s %s: %w: %v; %s", method, c.url, ErrClosed, err, hint)
+	c.fail(err)
+	return nil, err
+}
+
+// cancelOnClose ends a request's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // closedErr is the error of a request that Close (or a failure) cut off.
@@ -671,10 +706,14 @@ func (c *httpConn) refused(resp *http.Response, m outgoing) error {
 	}
 	herr := &HTTPError{Method: http.MethodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
 	c.mu.Lock()
-	established := c.established
+	established, sid := c.established, c.sessionID
 	c.mu.Unlock()
 	if !established {
 		herr.err = ErrDial
+	}
+	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == http.StatusBadRequest {
+		// A browser hides a response header unless the server exposes it.
+		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}
 	return fmt.Errorf("mcplive: %s: %w", m.what(), herr)
 }
@@ -888,12 +927,10 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 	}
 	resp, err := c.send(ctx, http.MethodGet, nil, outgoing{}, lastID)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil
+		if ctx.Err() == nil {
+			// Out of reach (send ended the connection), or no token.
+			c.fail(fmt.Errorf("%s: %w", what, err))
 		}
-		// The server is out of reach: end the connection, as a dropped
-		// WebSocket would, and let the client reconnect.
-		c.fail(fmt.Errorf("%s: %w", what, err))
 		return nil, nil
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -1121,7 +1158,8 @@ type HTTPError struct {
 	Status     string
 	Body       string
 
-	err error
+	err  error
+	hint string
 }
 
 func (e *HTTPError) Error() string {
@@ -1134,6 +1172,9 @@ func (e *HTTPError) Error() string {
 		s += " (is the URL the server's MCP endpoint?)"
 	case http.StatusForbidden:
 		s += " (does the server allow this Origin and these credentials?)"
+	}
+	if e.hint != "" {
+		s += "; " + e.hint
 	}
 	if e.err != nil {
 		return e.err.Error() + ": " + s

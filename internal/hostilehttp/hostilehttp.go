@@ -29,13 +29,17 @@ type Options struct {
 	// none). Version and Caps make the initialize result (defaults
 	// "2025-11-25" and "{}").
 	SessionID, Version, Caps string
-	// InitStatus, when set, answers initialize with this status and
-	// InitBody (InitType its Content-Type) instead.
+	// InitStatus, when set, answers initialize (and server/discover)
+	// with this status and InitBody (InitType its Content-Type) instead.
 	InitStatus int
 	InitBody   string
 	InitType   string
 	// GET hands GET requests to the test; otherwise they get 405.
 	GET bool
+	// Modern hands server/discover to the test; otherwise it is answered
+	// as a server of 2025-11-25 does (400 without a session id, or
+	// method not found).
+	Modern bool
 	// Handle, when set, sees every request first, on the server's
 	// goroutine; it returns true when it answered the request.
 	Handle func(r *Request) bool
@@ -138,20 +142,27 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	switch {
-	case r.Method == http.MethodPost && r.RPC.Method == "initialize":
-		if s.o.InitStatus != 0 {
-			if s.o.InitType != "" {
-				w.Header().Set("Content-Type", s.o.InitType)
-			}
-			w.WriteHeader(s.o.InitStatus)
-			io.WriteString(w, s.o.InitBody)
-			return
+	case r.Method == http.MethodPost && (r.RPC.Method == "initialize" || r.RPC.Method == "server/discover" && !s.o.Modern) && s.o.InitStatus != 0:
+		if s.o.InitType != "" {
+			w.Header().Set("Content-Type", s.o.InitType)
 		}
+		w.WriteHeader(s.o.InitStatus)
+		io.WriteString(w, s.o.InitBody)
+		return
+	case r.Method == http.MethodPost && r.RPC.Method == "initialize":
 		if s.o.SessionID != "" {
 			w.Header().Set("Mcp-Session-Id", s.o.SessionID)
 		}
 		r.JSON(200, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"hostile","version":"6.6.6"}}}`,
 			r.RPC.ID, s.o.Version, s.o.Caps))
+		return
+	case r.Method == http.MethodPost && r.RPC.Method == "server/discover" && !s.o.Modern:
+		// A server of 2025-11-25: the client falls back to initialize.
+		if s.o.SessionID != "" {
+			r.Answer(http.StatusBadRequest, "text/plain", "Bad Request: session id required")
+		} else {
+			r.JSON(200, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, r.RPC.ID))
+		}
 		return
 	case r.Method == http.MethodPost && (r.RPC.Method == "" || strings.HasPrefix(r.RPC.Method, "notifications/")):
 		w.WriteHeader(http.StatusAccepted)
