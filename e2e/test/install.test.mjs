@@ -214,7 +214,10 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
   const withoutEcho = ANON_TOOLS.filter((n) => n !== "echo");
 
   test("installed from the tarball: a copy, not a link to ../mcplive/js", () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, "js", "package.json"), "utf8"));
     for (const dir of [app.react, app.svelte, app.esbuild]) {
+      // As the README says: the app's package.json names the tarball.
+      assert.equal(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies?.mcplive, `file:mcplive-${version}.tgz`);
       const pkg = join(dir, "node_modules", "mcplive");
       assert.equal(lstatSync(pkg).isSymbolicLink(), false, `${pkg} is a symlink`);
       assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "index.d.ts", "index.js", "mcplive.wasm", "package.json", "src", "wasm_exec.js"]);
