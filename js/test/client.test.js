@@ -418,12 +418,8 @@ describe("errors read as JS", () => {
   });
 
   test("a dial timeout: TimeoutError naming the URL and the timeout", async () => {
-    // A server that accepts TCP and never answers the WebSocket handshake.
-    const silent = net.createServer(() => {});
-    const sockets = [];
-    silent.on("connection", (s) => sockets.push(s));
-    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
-    const url = `ws://127.0.0.1:${silent.address().port}/mcp`;
+    const silent = await silentServer();
+    const url = silent.url;
     try {
       await assert.rejects(connect(url, { dialTimeoutMs: 300, reconnect: false }), (err) => {
         assert.equal(err.name, "TimeoutError", err.message);
@@ -432,7 +428,6 @@ describe("errors read as JS", () => {
         return true;
       });
     } finally {
-      for (const s of sockets) s.destroy();
       silent.close();
     }
   });
@@ -538,21 +533,15 @@ describe("reconnecting", () => {
   });
 
   test("an AbortSignal aborts the connecting", async () => {
-    // A server that accepts TCP and never answers the WebSocket handshake.
-    const silent = net.createServer(() => {});
-    await new Promise((r) => silent.listen(0, "127.0.0.1", r));
-    const sockets = [];
-    const connected = recorder();
-    silent.on("connection", (s) => (sockets.push(s), connected.push(1)));
+    const silent = await silentServer();
     try {
       const ac = new AbortController();
-      const p = connect(`ws://127.0.0.1:${silent.address().port}/mcp`, { signal: ac.signal, dialTimeoutMs: 60000 });
-      await connected.next();
+      const p = connect(silent.url, { signal: ac.signal, dialTimeoutMs: 60000 });
+      await silent.connections.next();
       ac.abort();
       await assert.rejects(p, { name: "AbortError" });
       await assert.rejects(connect("ws://127.0.0.1:1/mcp", { signal: AbortSignal.abort() }), { name: "AbortError" });
     } finally {
-      for (const s of sockets) s.destroy();
       silent.close();
     }
   });
@@ -591,4 +580,21 @@ function freePort() {
     });
     srv.once("error", reject);
   });
+}
+
+/** silentServer accepts TCP connections and never answers a WebSocket handshake. */
+async function silentServer() {
+  const srv = net.createServer(() => {});
+  const sockets = [];
+  const connections = recorder();
+  srv.on("connection", (s) => (sockets.push(s), connections.push(1)));
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  return {
+    url: `ws://127.0.0.1:${srv.address().port}/mcp`,
+    connections,
+    close() {
+      for (const s of sockets) s.destroy();
+      srv.close();
+    },
+  };
 }
