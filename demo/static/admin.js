@@ -54,9 +54,15 @@ export function createAdmin({ log, connectionId, onRole }) {
     return data;
   }
 
+  // A state fetched across a control request may predate it: refresh()
+  // drops an answer when a request started or ended while it was on the way
+  // (it would flip a box the user just ticked back).
+  let generation = 0;
+
   /** act runs one control request, logs it and refreshes the state. */
   async function act(method, path, body) {
     const t0 = performance.now();
+    generation++;
     try {
       const out = await request(method, path, body);
       log.add("control", `${method} ${path}`, { timing: `${Math.round(performance.now() - t0)} ms`, detail: body ? JSON.stringify(body) : undefined });
@@ -66,6 +72,7 @@ export function createAdmin({ log, connectionId, onRole }) {
       setState(err.status === 401 ? "wrong admin token (401)" : errorText(err), "error");
       throw err;
     } finally {
+      generation++;
       refreshSoon(0);
     }
   }
@@ -93,7 +100,9 @@ export function createAdmin({ log, connectionId, onRole }) {
       return;
     }
     try {
+      const g = generation;
       const state = await request("GET", "/control/state");
+      if (g !== generation) return; // a control request overtook it: the refresh after that one counts
       setEnabled(true);
       setState(`control API ok · ${state.connections.length} connection${state.connections.length === 1 ? "" : "s"} · page size ${state.pageSize}`, "ok");
       render(state);

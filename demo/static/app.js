@@ -350,13 +350,15 @@ function showTab(name) {
 for (const t of TABS) $(`#tab-btn-${t}`).addEventListener("click", () => showTab(t));
 
 // On a phone the dock shrinks when the lists above it grow: keep the control
-// just used in view (the dock's scroll position alone would push it out).
+// just used in view (the dock's scroll position alone would push it out),
+// until the user scrolls the dock themselves.
 {
   const dockBody = $(".dock-body");
   let lastControl = null;
   for (const type of ["pointerdown", "focusin", "change"]) {
-    dockBody.addEventListener(type, (ev) => (lastControl = ev.target.closest("button, input, select, textarea, summary, label") ?? ev.target));
+    dockBody.addEventListener(type, (ev) => (lastControl = ev.target.closest?.("button, input, select, textarea, summary, label") ?? null));
   }
+  for (const type of ["wheel", "touchmove"]) dockBody.addEventListener(type, () => (lastControl = null), { passive: true });
   new ResizeObserver(() => {
     if (lastControl?.isConnected && lastControl.getClientRects().length) lastControl.scrollIntoView({ block: "nearest" });
   }).observe(dockBody);

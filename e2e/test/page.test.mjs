@@ -417,6 +417,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
       await page.click("#login-btn");
       await waitKeys(page, "tools", ALICE_TOOLS);
       await inView(page, "1 after login", ["#login-btn", "#logout-btn"]);
+      assert.deepEqual(await innerScrolls(page), [], "logged in, every list still shows all its items");
       await page.click("#logout-btn");
       await waitKeys(page, "tools", ANON_TOOLS);
       await inView(page, "1 after logout", ["#logout-btn"]);
