@@ -16,8 +16,8 @@ export function createResourceSubscriptions({ request, readResource, closed }) {
   /** subscription id (Go's) → { read } */
   const subs = new Map();
 
-  function subscribe(uri, fn, opts) {
-    nonEmptyString("subscribeResource: the URI", uri);
+  function subscribe(uriOrURL, fn, opts) {
+    const uri = nonEmptyString("subscribeResource: the URI", uriOrURL instanceof URL ? String(uriOrURL) : uriOrURL);
     if (typeof fn !== "function") throw new TypeError("mcplive: subscribeResource needs a callback");
     const { onError: userOnError } = checkObject("subscribeResource options", opts, ["onError"]);
     if (userOnError !== undefined && typeof userOnError !== "function") throw new TypeError("mcplive: onError must be a function");
