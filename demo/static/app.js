@@ -675,6 +675,7 @@ $("#resource-sub").addEventListener("click", () => {
       $("#resource-result").replaceChildren(...resourceContents(contents));
       if (sub.updates > 0) {
         log.add("call", `re-read ${u} after resources/updated`);
+        panels.resources.pulse(uri);
         if ($("#dock-try").hidden) $("#try-dot").hidden = false; // news in the other tab
       }
     },

@@ -98,7 +98,13 @@ export function createPanel(root, { keyOf, render }) {
     if (status !== "loading") settled = true;
   }
 
-  return { update };
+  /** pulse flashes the item of key (a subscribed resource's contents changed, not the list). */
+  function pulse(key) {
+    const li = shown.get(key)?.li;
+    if (li) flash(li, "changed", 2000);
+  }
+
+  return { update, pulse };
 }
 
 function flash(li, cls, duration) {
