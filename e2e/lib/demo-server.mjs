@@ -63,6 +63,16 @@ export async function startDemo({ port, args = [] } = {}) {
   port ??= await freePort();
   const addr = `127.0.0.1:${port}`;
   const log = [];
+  const waiters = new Set();
+  /** waitLog resolves with the first line of the server's stderr, logged or still to come, that match(line) accepts. */
+  function waitLog(match) {
+    const seen = log.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const w = { match, resolve: (l) => (waiters.delete(w), resolve(l)) };
+      waiters.add(w);
+    });
+  }
   let proc = null;
   let exited = null;
 
@@ -72,7 +82,10 @@ export async function startDemo({ port, args = [] } = {}) {
       stdio: ["ignore", "ignore", "pipe"],
     });
     const p = proc;
-    createInterface({ input: p.stderr }).on("line", (l) => log.push(l));
+    createInterface({ input: p.stderr }).on("line", (l) => {
+      log.push(l);
+      for (const w of waiters) if (w.match(l)) w.resolve(l);
+    });
     exited = new Promise((resolve) => p.once("exit", resolve));
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -110,5 +123,5 @@ export async function startDemo({ port, args = [] } = {}) {
 
   await launch();
   running.add(() => proc?.kill("SIGKILL"));
-  return { url: `http://${addr}`, ws: `ws://${addr}/mcp`, port, log, stop, restart: launch, control };
+  return { url: `http://${addr}`, ws: `ws://${addr}/mcp`, port, log, waitLog, stop, restart: launch, control };
 }

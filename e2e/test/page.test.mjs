@@ -6,7 +6,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, openDemo, keys, waitKeys, CHROMIUM, PANELS, outOfView, overflows, innerScrolls } from "../lib/browser.mjs";
-import { startDemo, buildDemo } from "../lib/demo-server.mjs";
+import { startDemo, buildDemo, ADMIN_TOKEN } from "../lib/demo-server.mjs";
 import { ms } from "../../demo/static/dom.js";
 
 const skip = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
@@ -65,6 +65,22 @@ describe("the demo page in headless Chromium", { skip }, () => {
     // Without a token the admin controls are off.
     assert.equal(await attr(page, "#admin-state", "data-state"), "none");
     assert.equal(await page.$eval("#sit-config", (el) => el.disabled), true);
+    assert.deepEqual(page.problems, []);
+  });
+
+  test("the link the server prints opens the page with the control API unlocked, and leaves no token in the address bar", async (t) => {
+    const server = await startDemo();
+    t.after(() => server.stop());
+    const link = (await server.waitLog((l) => /^\s+http:\/\/\S+\?admin=/.test(l))).trim();
+    assert.equal(link, `${server.url}/?admin=${ADMIN_TOKEN}`);
+    const page = await b.newPage();
+    t.after(() => page.context().close());
+    await page.goto(link);
+    await page.waitForSelector('#admin-state[data-state="ok"]', { timeout: 20_000 });
+    assert.equal(await page.$eval("#sit-config", (el) => el.disabled), false);
+    assert.equal(await page.evaluate(() => location.href), `${server.url}/`);
+    await page.reload(); // the tab keeps the token
+    await page.waitForSelector('#admin-state[data-state="ok"]', { timeout: 20_000 });
     assert.deepEqual(page.problems, []);
   });
 
