@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // defaultVersion is the revision used when Options.ProtocolVersion is
 // empty; "" tries the modern era first.
-var defaultVersion = ProtocolVersion
+var defaultVersion = ""
 
 // ErrIncompleteResult reports a modern result whose resultType is not
 // "complete" (such as "input_required", a multi round-trip request) for a
@@ -42,8 +43,8 @@ func (s *Session) open(ctx context.Context) error {
 		if pin != "" || !isLegacyAnswer(err) {
 			var rpcErr *RPCError
 			if errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedProtocolVersion {
-				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s (and, with initialize, %s)",
-					ErrProtocol, strings.Join(supportedOf(rpcErr), ", "), ModernVersion, strings.Join(supportedVersions, ", "))
+				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %q (and, with initialize, %s)",
+					ErrProtocol, quoteAll(supportedOf(rpcErr)), ModernVersion, quoteAll(supportedVersions))
 			}
 			return fmt.Errorf("mcplive: server/discover: %w", err)
 		}
@@ -56,16 +57,17 @@ func (s *Session) open(ctx context.Context) error {
 // isLegacyAnswer reports whether err, the answer to a modern request, comes
 // from a server of the legacy era: any JSON-RPC error that is not one of the
 // modern era's (method not found, invalid request, a server that wants
-// initialize first), an UnsupportedProtocolVersion that lists no modern
-// version (a dual-era server that speaks only legacy revisions with this
+// initialize first), an UnsupportedProtocolVersion that lists a legacy
+// revision (a dual-era server that speaks only legacy revisions with this
 // client), or an HTTP 4xx without a JSON-RPC body.
 func isLegacyAnswer(err error) bool {
 	var rpcErr *RPCError
 	if errors.As(err, &rpcErr) {
 		switch rpcErr.Code {
 		case CodeUnsupportedProtocolVersion:
-			sup := supportedOf(rpcErr)
-			return !slices.ContainsFunc(sup, func(v string) bool { return slices.Contains(modernVersions, v) })
+			// A modern server: fall back only when it also speaks a legacy
+			// revision this client knows.
+			return slices.ContainsFunc(supportedOf(rpcErr), func(v string) bool { return slices.Contains(supportedVersions, v) })
 		case CodeHeaderMismatch, CodeMissingClientCapability:
 			return false
 		}
@@ -206,4 +208,13 @@ func topString(res []byte, name string) string {
 		}
 	})
 	return out
+}
+
+// quoteAll quotes each version, for error texts.
+func quoteAll(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }

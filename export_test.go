@@ -9,3 +9,8 @@ func (c *Client) Walks(kind Kind) uint64 {
 	}
 	return l.syncer().walkCount()
 }
+
+// SetDefaultVersion sets the revision a client speaks when
+// Options.ProtocolVersion is empty ("": the modern era first): the tests
+// run once per era.
+func SetDefaultVersion(v string) { defaultVersion = v }

@@ -274,6 +274,7 @@ func pingWorks(t testing.TB, s *mcplive.Session, c *hconn) {
 
 func TestHostileInitialize(t *testing.T) {
 	t.Parallel()
+	onlyIn(t, "legacy")
 	h := startHostile(t, hostileOpts{Caps: `{"tools":{}}`})
 	s, _ := hostileSession(t, h, 0, &mcplive.Options{ClientInfo: mcplive.Implementation{Name: "probe", Version: "1"}})
 	assertEqual(t, recv(t, h.proto, "subprotocol"), "mcp", "subprotocol")
@@ -301,6 +302,7 @@ func TestHostileInitialize(t *testing.T) {
 // other version with an error naming both, closing the connection.
 func TestHostileVersions(t *testing.T) {
 	t.Parallel()
+	onlyIn(t, "legacy")
 	for _, v := range []string{"2025-06-18", "2025-03-26"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()

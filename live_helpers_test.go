@@ -65,6 +65,9 @@ func liveScripted(t testing.TB, caps string, pageSize int) *scripted.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testEra == "modern" {
+		s.Modern(scripted.ModernOptions{})
+	}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -370,5 +373,23 @@ func liveRecv[V any](t testing.TB, ch <-chan V, what string) V {
 	case <-time.After(liveDeadline):
 		t.Fatalf("%s: never happened", what)
 		panic("unreachable")
+	}
+}
+
+// liveOpenings returns a predicate that reports whether a request is its
+// connection's opening (initialize, or the first server/discover in
+// 2026-07-28), for hooks that silence everything after it.
+func liveOpenings() func(*scripted.Request) bool {
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	return func(r *scripted.Request) bool {
+		if r.Method != openingMethod() {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		first := !seen[r.Conn]
+		seen[r.Conn] = true
+		return first
 	}
 }

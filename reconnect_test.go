@@ -125,11 +125,22 @@ func TestLiveReconnectResubscribes(t *testing.T) {
 		var mu sync.Mutex
 		subs := map[int][]string{} // connection → URIs subscribed on it
 		srv.Hook = func(r *scripted.Request) error {
-			if r.Method == "resources/subscribe" {
+			switch r.Method {
+			case "resources/subscribe":
 				var p struct{ URI string }
 				_ = json.Unmarshal(r.Params, &p)
 				mu.Lock()
 				subs[r.Conn] = append(subs[r.Conn], p.URI)
+				mu.Unlock()
+			case "subscriptions/listen": // 2026-07-28: the newest filter holds them
+				var p struct {
+					Notifications struct {
+						URIs []string `json:"resourceSubscriptions"`
+					} `json:"notifications"`
+				}
+				_ = json.Unmarshal(r.Params, &p)
+				mu.Lock()
+				subs[r.Conn] = p.Notifications.URIs
 				mu.Unlock()
 			}
 			return nil
@@ -401,8 +412,9 @@ func TestLiveHeartbeatReconnects(t *testing.T) {
 	srv := liveScripted(t, "", 0)
 	srv.Set(scripted.Tools, scripted.Tool("a"))
 	pings := make(chan struct{}, 1)
+	opened := liveOpenings()
 	srv.Hook = func(r *scripted.Request) error {
-		if r.Method == "ping" && r.Conn == 1 {
+		if r.Method == heartbeatMethod() && r.Conn == 1 && !opened(r) {
 			select {
 			case pings <- struct{}{}:
 			default:
@@ -431,8 +443,9 @@ func TestLiveHeartbeatDuringResync(t *testing.T) {
 	t.Parallel()
 	srv := liveScripted(t, "", 0)
 	srv.Set(scripted.Tools, scripted.Tool("a"))
+	opened := liveOpenings()
 	srv.Hook = func(r *scripted.Request) error {
-		if r.Conn == 2 && r.Method != "initialize" {
+		if r.Conn == 2 && !opened(r) {
 			return scripted.ErrDrop
 		}
 		return nil
@@ -456,8 +469,9 @@ func TestLiveHeartbeatDuringResync(t *testing.T) {
 func TestLiveConnectLostDuringFirstSync(t *testing.T) {
 	t.Parallel()
 	srv := liveScripted(t, "", 0)
+	opened := liveOpenings()
 	srv.Hook = func(r *scripted.Request) error {
-		if r.Method != "initialize" {
+		if !opened(r) {
 			return scripted.ErrDrop
 		}
 		return nil
@@ -523,8 +537,9 @@ func TestLiveHeartbeatErrorAnswerIsAlive(t *testing.T) {
 	srv := liveScripted(t, "", 0)
 	const want = 5
 	pings := make(chan int, 64)
+	opened := liveOpenings()
 	srv.Hook = func(r *scripted.Request) error {
-		if r.Method == "ping" {
+		if r.Method == heartbeatMethod() && !opened(r) {
 			pings <- r.Conn
 			return errors.New("ping is not implemented here")
 		}

@@ -155,6 +155,7 @@ func dialClient(t testing.TB, url string, opts *mcplive.Options) *mcplive.Client
 
 func TestSessionInitialize(t *testing.T) {
 	t.Parallel()
+	onlyIn(t, "legacy")
 	srv, p, rec := startSDKServer(t, nil)
 	s := dialSession(t, srv.URL, &mcplive.Options{ClientInfo: mcplive.Implementation{Name: "tester", Version: "9.9"}})
 
@@ -178,7 +179,11 @@ func TestSessionInitialize(t *testing.T) {
 	}
 	// initialized follows initialize, before any other request.
 	assertNoErr(t, s.Ping(testCtx(t)), "Ping")
-	assertEqual(t, rec.Methods(), []string{"initialize", "notifications/initialized", "ping"}, "methods the server received")
+	want := []string{"initialize", "notifications/initialized", "ping"}
+	if testEra == "modern" {
+		want = []string{"server/discover", "server/discover"} // the opening, then Ping
+	}
+	assertEqual(t, rec.Methods(), want, "methods the server received")
 	select {
 	case <-s.Done():
 		t.Fatalf("Done closed on an open session: %v", s.Err())
@@ -501,6 +506,14 @@ func TestSessionLogging(t *testing.T) {
 
 func TestSessionSubscribeResource(t *testing.T) {
 	t.Parallel()
+	// In 2026-07-28 a change of the resources is a new subscriptions/listen
+	// stream, and go-sdk v1.8 keeps a listen's state per session: over a
+	// connection that carries several streams (this WebSocket) the end of
+	// the old stream takes the new one's subscriptions with it. The modern
+	// era's subscriptions are tested against the scripted server
+	// (TestModernResourceSubscriptions) and go-sdk over Streamable HTTP,
+	// where every stream is a session of its own.
+	onlyIn(t, "legacy")
 	srv, p, rec := startSDKServer(t, nil)
 	s := dialSession(t, srv.URL, nil)
 	ctx := testCtx(t)
@@ -554,7 +567,11 @@ func TestSessionUnsupported(t *testing.T) {
 	checkUnsupported(t, s.ListTools, s.ListPrompts, s.ListResources, s.ListResourceTemplates,
 		s.CallTool, s.GetPrompt, s.ReadResource, s.Complete, s.SetLoggingLevel, s.SubscribeResource)
 	assertNoErr(t, s.Ping(testCtx(t)), "Ping")
-	assertEqual(t, rec.Methods(), []string{"initialize", "notifications/initialized", "ping"}, "methods the server received")
+	want := []string{"initialize", "notifications/initialized", "ping"}
+	if testEra == "modern" {
+		want = []string{"server/discover", "server/discover"} // the opening, then Ping
+	}
+	assertEqual(t, rec.Methods(), want, "methods the server received")
 
 	// Resources without subscribe: reading works, subscribing does not.
 	noSub := mcptest.New(t, &mcptest.Options{ServerOptions: &mcp.ServerOptions{}, Setup: func(s *mcp.Server) {
@@ -702,7 +719,7 @@ func TestSessionCloseInFlight(t *testing.T) {
 		t.Error("Done not closed after Close")
 	}
 	assertErr(t, s.Err(), errs(mcplive.ErrClosed))
-	assertErr(t, s.Ping(testCtx(t)), errs(mcplive.ErrClosed), "ping")
+	assertErr(t, s.Ping(testCtx(t)), errs(mcplive.ErrClosed), heartbeatMethod())
 	_, err = s.ListTools(testCtx(t))
 	assertErr(t, err, errs(mcplive.ErrClosed), "tools/list")
 	assertNoErr(t, s.Close(), "second Close")
@@ -717,7 +734,7 @@ func TestClientCalls(t *testing.T) {
 	ctx := testCtx(t)
 
 	assertEqual(t, c.State(), mcplive.StateReady, "state")
-	assertEqual(t, c.ProtocolVersion(), mcplive.ProtocolVersion, "protocol version")
+	assertEqual(t, c.ProtocolVersion(), eraVersion(), "protocol version")
 	assertEqual(t, c.ServerInfo().Name, "mcptest", "server name")
 	assertEqual(t, c.Instructions(), "be kind", "instructions")
 	if !strings.Contains(string(c.Capabilities()), `"subscribe":true`) {

@@ -3,7 +3,6 @@ package mcplive
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -60,20 +59,17 @@ const (
 // DialTimeout); nil means defaults.
 func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	o := opts.withDefaults()
-	if !strings.Contains(rawURL, "://") {
+	scheme, _, ok := strings.Cut(rawURL, "://")
+	if !ok {
 		return nil, fmt.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("mcplive: bad server URL %q: %v", rawURL, err)
-	}
-	switch strings.ToLower(u.Scheme) {
+	switch strings.ToLower(scheme) {
 	case "ws", "wss":
 		return &WebSocketTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}, nil
 	case "http", "https":
-		return newHTTPTransport(rawURL, o)
+		return httpTransportFor(rawURL, o)
 	default:
-		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, u.Scheme)
+		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, scheme)
 	}
 }
 

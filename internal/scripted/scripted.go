@@ -93,6 +93,12 @@ type Server struct {
 	conns    map[int]*conn
 	nconns   int
 	closed   bool
+	modern   *ModernOptions // nil: the legacy era (modern.go)
+	listens  []*listen
+	// the fewest listens open since the first (MinListens)
+	minListens int
+	anyListen  bool
+	listenWake chan struct{} // closed at each change of listens
 }
 
 type conn struct {
@@ -225,6 +231,18 @@ func (s *Server) Notify(method string, params any) { s.Burst(method, params, 1) 
 // Burst sends n copies of a notification to every open connection,
 // back-to-back: nothing else is written to a connection in between.
 func (s *Server) Burst(method string, params any, n int) {
+	if targets, modern := s.modernTargets(method, params); modern {
+		for c, b := range targets {
+			c.wmu.Lock()
+			for i := 0; i < n; i++ {
+				if c.write(b) != nil {
+					break
+				}
+			}
+			c.wmu.Unlock()
+		}
+		return
+	}
 	msg := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -276,6 +294,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		delete(s.conns, c.n)
 		s.mu.Unlock()
+		s.dropListens(c)
 		c.close()
 	}()
 	for {
@@ -295,6 +314,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.counts[m.Method]++
 		s.mu.Unlock()
 		if len(m.ID) == 0 {
+			if m.Method == "notifications/cancelled" {
+				s.cancelled(c, m.Params)
+			}
 			continue // a notification: counted, nothing to answer
 		}
 		req := &Request{Conn: c.n, ID: m.ID, Method: m.Method, Params: m.Params, Done: c.done}
@@ -318,8 +340,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case errors.Is(hookErr, ErrDrop):
 				return
+			case hookErr == nil && s.startListen(c, req):
+				return // open until it ends (modern.go)
 			case errors.Is(hookErr, ErrAnswerThenClose):
 				defer c.close()
+			case isRawError(hookErr):
+				var e rpcError
+				_ = json.Unmarshal([]byte(hookErr.(rawError)), &e)
+				result, rerr = nil, &e
 			case hookErr != nil:
 				result, rerr = nil, &rpcError{Code: -32603, Message: hookErr.Error()}
 			}
@@ -338,14 +366,18 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // answer computes the built-in answer to a request.
 func (s *Server) answer(r *Request) (any, *rpcError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if res, rerr, ok := s.modernAnswer(r); ok {
+		return res, rerr
+	}
 	switch r.Method {
 	case "initialize":
 		var p struct {
@@ -368,10 +400,9 @@ func (s *Server) answer(r *Request) (any, *rpcError) {
 	}
 	items := s.lists[kind]
 	start := 0
-	if c := r.Cursor(); c != "" {
-		n, err := strconv.Atoi(c)
+	if n, has, err := s.decodeCursor(r.Params); has {
 		if err != nil || n < 0 || n > len(items) {
-			return nil, &rpcError{Code: -32602, Message: "bad cursor " + strconv.Quote(c)}
+			return nil, &rpcError{Code: -32602, Message: "bad cursor " + strconv.Quote(r.Cursor())}
 		}
 		start = n
 	}
@@ -383,6 +414,9 @@ func (s *Server) answer(r *Request) (any, *rpcError) {
 	res := map[string]any{kind: page}
 	if end < len(items) {
 		res["nextCursor"] = strconv.Itoa(end)
+	}
+	if s.modern != nil {
+		s.modernPage(res, end, len(items))
 	}
 	return res, nil
 }
