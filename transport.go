@@ -67,7 +67,7 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	case "ws", "wss":
 		return &WebSocketTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}, nil
 	case "http", "https":
-		return httpTransportFor(rawURL, o)
+		return newHTTPTransport(rawURL, o)
 	default:
 		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, scheme)
 	}
