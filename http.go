@@ -38,9 +38,16 @@ const modernVersion = "2026-07-28"
 // before the response; a standalone GET event stream carries what the
 // server says between calls (list changes). It keeps the session id the
 // server assigns, resumes dropped event streams with Last-Event-ID, and
-// ends the session with DELETE on Close. It works natively and, compiled
-// to WebAssembly, through fetch with streamed bodies (the server must then
-// allow the page's origin: see the README on CORS).
+// ends the session with DELETE on Close.
+//
+// Natively the requests go through a transport of the connection's own,
+// a clone of http.DefaultTransport (its proxy and TLS settings apply).
+// Compiled to WebAssembly they go through the JavaScript fetch API with
+// streamed bodies, in browsers and in Node (http_js.go); a page's server
+// must allow its origin (see the README on CORS). Redirects that keep the
+// method (307, 308) are followed; one that would turn a POST into a GET
+// (301, 302, 303) fails with an error that says so (fetch follows
+// redirects itself).
 //
 // A zero field means its default. The transport may be shared by many
 // connections, and must not be modified once in use.
@@ -60,11 +67,6 @@ type HTTPTransport struct {
 	// example through an OAuth flow), the request is sent once more, with
 	// a fresh Token. Otherwise the request fails with the *AuthError.
 	OnUnauthorized func(ctx context.Context, err *AuthError) error
-	// HTTPClient sends the requests. Nil means a client of the
-	// connection's own, whose idle connections Close releases. Its
-	// redirects are checked: a redirect that would turn a POST into a GET
-	// (301, 302, 303) is refused with an error that says so.
-	HTTPClient *http.Client
 	// ReadLimit caps one incoming message (a JSON body or one event) in
 	// bytes. Zero means DefaultReadLimit (16 MiB).
 	ReadLimit int64
@@ -132,43 +134,11 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 	if c.log == nil {
 		c.log = nopLogger{}
 	}
-	if t.HTTPClient != nil {
-		hc := *t.HTTPClient
-		if hc.CheckRedirect == nil {
-			hc.CheckRedirect = checkRedirect
-		}
-		c.client = &hc
-	} else {
-		c.own = newHTTPRoundTripper()
-		c.client = &http.Client{Transport: c.own, CheckRedirect: checkRedirect}
-	}
+	c.rt, c.closeIdle = defaultRoundTripper()
 	// The connection's streams outlive the ctx of Connect (which bounds
 	// only the connecting): they end with Close.
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return c, nil
-}
-
-// newHTTPRoundTripper returns a fresh transport, so that Close can release
-// its idle connections without touching anyone else's.
-func newHTTPRoundTripper() *http.Transport {
-	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
-		return dt.Clone()
-	}
-	return &http.Transport{}
-}
-
-// errRedirectMethod reports a redirect that would change a request's method.
-var errRedirectMethod = errors.New("redirect changes the method")
-
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if req.Method != via[0].Method {
-		return fmt.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a %s; use the URL it redirects to",
-			errRedirectMethod, via[0].Method, req.URL.Redacted(), req.Response.StatusCode, req.Method)
-	}
-	return nil
 }
 
 // httpConn is one Streamable HTTP session. Write POSTs a message and
@@ -181,8 +151,8 @@ type httpConn struct {
 	header      http.Header
 	token       func(context.Context) (string, error)
 	onUnauth    func(context.Context, *AuthError) error
-	client      *http.Client
-	own         *http.Transport // nil when the user brought the client
+	rt          roundTripper
+	closeIdle   func() // releases rt's idle connections; nil when not ours
 	limit       int64
 	dialTimeout time.Duration
 	log         Logger
@@ -494,7 +464,7 @@ func (c *httpConn) setEstablished() {
 // noteSession keeps the session id the server assigned (with its first
 // answer: initialize). A different id later is ignored: the session is
 // the one the client initialized.
-func (c *httpConn) noteSession(resp *http.Response) {
+func (c *httpConn) noteSession(resp *httpResponse) {
 	sid := resp.Header.Get(headerSessionID)
 	if sid == "" || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return
@@ -515,7 +485,7 @@ func (c *httpConn) noteSession(resp *http.Response) {
 // the wait for the answer is bounded by the dial timeout, and a failure
 // wraps ErrDial. A 401 goes through OnUnauthorized, which may have the
 // request sent once more.
-func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*http.Response, error) {
+func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := c.sendOnce(ctx, method, msg, m, lastEventID)
 		if err != nil {
@@ -532,17 +502,10 @@ func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoi
 	}
 }
 
-func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*http.Response, error) {
-	var body io.Reader
-	if msg != nil {
-		body = bytes.NewReader(msg)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url, body)
-	if err != nil {
-		return nil, fmt.Errorf("mcplive: %s %s: %v", method, c.url, err)
-	}
-	for k, v := range c.header {
-		req.Header[k] = append([]string(nil), v...)
+func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
+	if req.Header == nil {
+		req.Header = http.Header{}
 	}
 	if c.token != nil {
 		tok, err := c.token(ctx)
@@ -594,7 +557,8 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if established || method != http.MethodPost {
 		timer.Stop()
 	}
-	resp, err := c.client.Do(req.WithContext(actx))
+	req.ctx = actx
+	resp, err := c.rt.roundTrip(req)
 	if !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
 		if err == nil {
 			resp.Body.Close()
@@ -614,7 +578,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		return nil, ctx.Err()
 	}
 	if errors.Is(err, errRedirectMethod) {
-		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %v", ErrProtocol, method, c.url, errors.Unwrap(err)), "")
+		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %v", ErrProtocol, method, c.url, err), "")
 	}
 	hint := "is the server up and the URL right?"
 	if runtime.GOOS == "js" {
@@ -640,6 +604,37 @@ func (b *cancelOnClose) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// errRedirectMethod reports a redirect that would change a request's method.
+var errRedirectMethod = errors.New("redirect changes the method")
+
+// httpRequest is one request as the transport sends it, and
+// httpResponse one answer: net/http's types would do, but under
+// WebAssembly they link Go's TLS and X.509 code into the binary (about
+// 40 KB compressed) for nothing: the browser twin (http_js.go) speaks
+// fetch without them.
+type httpRequest struct {
+	ctx    context.Context
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+type httpResponse struct {
+	StatusCode    int
+	Status        string // "404 Not Found"
+	Header        http.Header
+	ContentLength int64 // -1 when unknown
+	Body          io.ReadCloser
+	Request       *httpRequest // the request sent (its headers)
+}
+
+// roundTripper sends one request (natively through net/http, in browsers
+// and Node through fetch), following redirects that keep the method.
+type roundTripper interface {
+	roundTrip(*httpRequest) (*httpResponse, error)
 }
 
 // closedErr is the error of a request that Close (or a failure) cut off.
@@ -680,7 +675,7 @@ func encodeHeaderValue(s string) string {
 }
 
 // refused handles a POST answered with an HTTP error status.
-func (c *httpConn) refused(resp *http.Response, m outgoing) error {
+func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err := c.sessionGone(resp); err != nil {
@@ -722,7 +717,7 @@ func (c *httpConn) refused(resp *http.Response, m outgoing) error {
 // 404 to a request that carried the session id: the server ended the
 // session (expired, restarted, deleted), and the client must start a new
 // one. It returns nil for any other answer.
-func (c *httpConn) sessionGone(resp *http.Response) error {
+func (c *httpConn) sessionGone(resp *httpResponse) error {
 	sid := resp.Request.Header.Get(headerSessionID)
 	if resp.StatusCode != http.StatusNotFound || sid == "" {
 		return nil
@@ -761,7 +756,7 @@ func bodySnippet(b []byte) string {
 }
 
 // readJSON reads a request's JSON answer and queues it.
-func (c *httpConn) readJSON(ctx context.Context, resp *http.Response, m outgoing) {
+func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
 	switch {
@@ -809,7 +804,7 @@ const (
 // When the stream drops it is resumed with a GET carrying Last-Event-ID
 // (or, for the standalone stream without an event id, opened anew), after
 // the server's retry time.
-func (c *httpConn) follow(ctx context.Context, resp *http.Response, id json.RawMessage, what string) {
+func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMessage, what string) {
 	var (
 		lastID   string
 		retry    time.Duration
@@ -907,7 +902,7 @@ func (c *httpConn) invalidateAll() {
 // reopen waits and then sends the GET that (re)opens a stream. It returns
 // the open stream; or nil and an error worth another attempt; or nil, nil
 // when the stream is over (the cause is already dealt with).
-func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID string, retry time.Duration, failures int, opened bool) (*http.Response, error) {
+func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID string, retry time.Duration, failures int, opened bool) (*httpResponse, error) {
 	if opened || failures > 0 {
 		delay := reopenDelay
 		if retry > 0 {
@@ -990,11 +985,11 @@ func (c *httpConn) Close() error {
 		c.cancel()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), min(c.dialTimeout, 5*time.Second))
-			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
-			if err == nil {
-				for k, v := range c.header {
-					req.Header[k] = append([]string(nil), v...)
-				}
+			req := &httpRequest{ctx: ctx, Method: http.MethodDelete, URL: c.url, Header: c.header.Clone()}
+			if req.Header == nil {
+				req.Header = http.Header{}
+			}
+			{
 				if c.token != nil {
 					if tok, err := c.token(ctx); err == nil && tok != "" {
 						req.Header.Set("Authorization", "Bearer "+tok)
@@ -1006,15 +1001,15 @@ func (c *httpConn) Close() error {
 					req.Header.Set(headerProtocolVersion, c.version)
 				}
 				c.mu.Unlock()
-				if resp, err := c.client.Do(req); err == nil {
+				if resp, err := c.rt.roundTrip(req); err == nil {
 					resp.Body.Close()
 				}
 			}
 			cancel()
 		}
 		c.wg.Wait()
-		if c.own != nil {
-			c.own.CloseIdleConnections()
+		if c.closeIdle != nil {
+			c.closeIdle()
 		}
 	})
 	return nil
@@ -1023,12 +1018,12 @@ func (c *httpConn) Close() error {
 // isAuthChallenge reports an answer that refuses the request's
 // credentials: 401, or 403 with a Bearer challenge (insufficient scope).
 // A 403 without one is a refused Origin or a plain denial.
-func isAuthChallenge(resp *http.Response) bool {
+func isAuthChallenge(resp *httpResponse) bool {
 	return resp.StatusCode == http.StatusUnauthorized ||
 		(resp.StatusCode == http.StatusForbidden && resp.Header.Get("WWW-Authenticate") != "")
 }
 
-func (c *httpConn) authError(resp *http.Response, method string) *AuthError {
+func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
 	h := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
 	params := parseAuthParams(h)
 	e := &AuthError{

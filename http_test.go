@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +30,8 @@ type sdkServer struct {
 
 // sdkTransports start the go-sdk server on each transport: WebSocket
 // (mcpws), Streamable HTTP with event-stream answers, and with JSON
-// answers.
+// answers. In the run of 2026-07-28 the HTTP servers are stateless: go-sdk
+// speaks that revision over HTTP only so.
 var sdkTransports = []struct {
 	name  string
 	start func(t testing.TB, o *mcptest.Options) sdkServer
@@ -39,17 +41,22 @@ var sdkTransports = []struct {
 		return sdkServer{URL: s.URL, S: func() *mcp.Server { return s.S }, Restart: s.Restart}
 	}},
 	{"http", func(t testing.TB, o *mcptest.Options) sdkServer {
-		s := mcptest.NewHTTP(t, o, nil)
+		s := mcptest.NewHTTP(t, o, &mcp.StreamableHTTPOptions{Stateless: !legacyEra()})
 		return sdkServer{URL: s.URL, S: func() *mcp.Server { return s.S }, Restart: s.Restart, HTTP: s}
 	}},
 	{"http-json", func(t testing.TB, o *mcptest.Options) sdkServer {
-		s := mcptest.NewHTTP(t, o, &mcp.StreamableHTTPOptions{JSONResponse: true})
+		s := mcptest.NewHTTP(t, o, &mcp.StreamableHTTPOptions{JSONResponse: true, Stateless: !legacyEra()})
 		return sdkServer{URL: s.URL, S: func() *mcp.Server { return s.S }, Restart: s.Restart, HTTP: s}
 	}},
 }
 
 // httpTransports are the HTTP entries of sdkTransports.
 func httpTransports() []int { return []int{1, 2} }
+
+// legacyEra reports whether this run's era has sessions and the GET
+// stream (2025-11-25); the other, 2026-07-28, has neither: list changes
+// arrive on a subscriptions/listen stream.
+func legacyEra() bool { return testEra == "legacy" }
 
 func TestHTTPNewTransport(t *testing.T) {
 	t.Parallel()
@@ -66,9 +73,10 @@ func TestHTTPNewTransport(t *testing.T) {
 }
 
 // Lists load, and a change on the server reaches the client's list: over
-// the standalone GET stream, in both of go-sdk's answer modes (and over
-// WebSocket, for comparison). Every request after initialize carries the
-// session id and the negotiated protocol version.
+// the standalone GET stream (2025-11-25) or the subscriptions/listen
+// stream (2026-07-28), in both of go-sdk's answer modes, and over
+// WebSocket for comparison. Every request carries the headers its era
+// asks for.
 func TestHTTPSDKLiveLists(t *testing.T) {
 	t.Parallel()
 	for _, tr := range sdkTransports {
@@ -76,9 +84,8 @@ func TestHTTPSDKLiveLists(t *testing.T) {
 			t.Parallel()
 			srv := tr.start(t, &mcptest.Options{PageSize: 7, Setup: liveSDKSetup})
 			c := liveConnect(t, srv.URL, nil)
-			for _, k := range liveSDKKinds[:1] {
-				liveWait(t, c.Tools(), "initial", liveHasKeys[mcplive.Tool](liveInitialKeys(k)))
-			}
+			assertEqual(t, c.ProtocolVersion(), eraVersion(), "negotiated version")
+			liveWait(t, c.Tools(), "initial", liveHasKeys[mcplive.Tool](liveInitialKeys(liveSDKKinds[0])))
 			rec := liveRecord(t, c.Tools())
 			liveSDKKinds[0].put(srv.S(), "added", "new")
 			u := rec.at(t, 0)
@@ -88,10 +95,35 @@ func TestHTTPSDKLiveLists(t *testing.T) {
 			res, err := c.CallTool(liveCtx(t), "added", nil, nil)
 			assertNoErr(t, err, "CallTool")
 			assertEqual(t, res.Content[0].Text, "added", "tool result")
-			if srv.HTTP != nil {
+			switch {
+			case srv.HTTP == nil:
+			case legacyEra():
 				httpCheckHeaders(t, srv.HTTP, c.ProtocolVersion())
+			default:
+				httpCheckModernHeaders(t, srv.HTTP)
 			}
 		})
+	}
+}
+
+// httpCheckModernHeaders checks the requests of a 2026-07-28 session:
+// POSTs only, no session id, the protocol version and Mcp-Method on each
+// request, Mcp-Name on a call.
+func httpCheckModernHeaders(t *testing.T, srv *mcptest.HTTPServer) {
+	t.Helper()
+	for _, r := range srv.Requests() {
+		if r.Method != http.MethodPost || r.SessionID() != "" {
+			t.Errorf("%s %s with session id %q in the modern era", r.Method, r.RPC, r.SessionID())
+		}
+		if got := r.Header.Get("Mcp-Protocol-Version"); got != mcplive.ModernVersion {
+			t.Errorf("POST %s: Mcp-Protocol-Version %q", r.RPC, got)
+		}
+		if r.RPC != "" && !strings.HasPrefix(r.RPC, "notifications/") && r.Header.Get("Mcp-Method") != r.RPC {
+			t.Errorf("POST %s: Mcp-Method %q", r.RPC, r.Header.Get("Mcp-Method"))
+		}
+		if r.RPC == "tools/call" && r.Header.Get("Mcp-Name") != "added" {
+			t.Errorf("tools/call: Mcp-Name %q", r.Header.Get("Mcp-Name"))
+		}
 	}
 }
 
@@ -140,6 +172,7 @@ func httpCheckHeaders(t *testing.T, srv *mcptest.HTTPServer, version string) {
 // connection ends with an error that says so, and the client starts a new
 // session and syncs everything again; changes reach it on the new session.
 func TestHTTPSDKSessionExpired(t *testing.T) {
+	onlyIn(t, "legacy") // sessions are of this era
 	t.Parallel()
 	for _, i := range httpTransports() {
 		tr := sdkTransports[i]
@@ -193,7 +226,7 @@ func TestHTTPSDKRestart(t *testing.T) {
 				k.put(s, k.key(1), "v2")
 			})
 			// Nothing tells an idle HTTP client of the restart until one
-			// of its requests fails: here the GET stream re-opening.
+			// of its streams fails: the GET stream, or the listen stream.
 			states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
 			liveCheckResync(t, trec, liveSDKKinds[0], true)
 			liveCheckResync(t, prec, liveSDKKinds[1], false)
@@ -206,9 +239,19 @@ func TestHTTPSDKRestart(t *testing.T) {
 // id) and leaves no goroutine behind (TestMain checks).
 func TestHTTPSDKCloseDeletes(t *testing.T) {
 	t.Parallel()
-	srv := mcptest.NewHTTP(t, &mcptest.Options{Setup: liveSDKSetup}, nil)
+	srv := mcptest.NewHTTP(t, &mcptest.Options{Setup: liveSDKSetup}, &mcp.StreamableHTTPOptions{Stateless: !legacyEra()})
 	c, err := mcplive.Connect(testCtx(t), srv.URL, liveOptions())
 	assertNoErr(t, err, "Connect")
+	if !legacyEra() {
+		// 2026-07-28 has no sessions: nothing to delete.
+		assertNoErr(t, c.Close(), "Close")
+		for _, r := range srv.Requests() {
+			if r.Method != http.MethodPost {
+				t.Errorf("%s in the modern era", r.Method)
+			}
+		}
+		return
+	}
 	sid := srv.WaitRequest("the GET stream", func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet }).SessionID()
 	assertNoErr(t, c.Close(), "Close")
 	srv.WaitRequest("DELETE", func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodDelete && r.SessionID() == sid })
@@ -229,7 +272,7 @@ func TestHTTPSDKCalls(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
-	}}, nil)
+	}}, &mcp.StreamableHTTPOptions{Stateless: !legacyEra()})
 	c := liveConnect(t, srv.URL, nil)
 	ctx := liveCtx(t)
 	var progress []float64
@@ -254,16 +297,15 @@ func TestHTTPSDKCalls(t *testing.T) {
 }
 
 // A stateless go-sdk server has no session and no GET stream (405): the
-// client works all the same, through answers to its requests only.
+// client works all the same, in both eras.
 func TestHTTPSDKStateless(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NewHTTP(t, &mcptest.Options{Setup: liveSDKSetup}, &mcp.StreamableHTTPOptions{Stateless: true})
-	log := &liveLog{}
-	o := liveOptions()
-	o.Logger = log.Logger()
-	c := liveConnect(t, srv.URL, o)
+	c := liveConnect(t, srv.URL, nil)
 	liveWait(t, c.Tools(), "initial", liveHasKeys[mcplive.Tool](liveInitialKeys(liveSDKKinds[0])))
-	srv.WaitRequest("the GET", func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	if legacyEra() {
+		srv.WaitRequest("the GET", func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	}
 	assertNoErr(t, c.Ping(liveCtx(t)), "Ping")
 	for _, r := range srv.Requests() {
 		if r.SessionID() != "" {

@@ -1,0 +1,270 @@
+//go:build js && wasm
+
+package mcplive
+
+// The Streamable HTTP transport's browser twin (as coder/websocket's
+// ws_js.go): requests go through the JavaScript fetch API. Go's own
+// http.Transport uses fetch too, but refuses it under Node (it checks
+// process.argv0, for Go's tests), and linking it brings Go's TCP, TLS and
+// HTTP/2 client along (about 1.2 MB compressed) that a page never runs.
+// Modelled on net/http's roundtrip_js.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall/js"
+)
+
+func defaultRoundTripper() (roundTripper, func()) { return fetchTransport{}, nil }
+
+// fetchTransport sends a request with fetch (which follows redirects
+// itself) and streams the answer's body. The request's context aborts the
+// fetch, the body's reading included.
+type fetchTransport struct{}
+
+func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error) {
+	// A JavaScript exception surfaces as a Go panic; it must not end the
+	// runtime of the whole page.
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = nil, fmt.Errorf("fetch %s: %v", req.URL, r)
+		}
+	}()
+	fetch := js.Global().Get("fetch")
+	if fetch.Type() != js.TypeFunction {
+		return nil, errors.New("this JavaScript environment has no fetch")
+	}
+	body := req.Body
+	ctx := req.ctx
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	opt := js.Global().Get("Object").New()
+	opt.Set("method", req.Method)
+	opt.Set("cache", "no-store")
+	headers := js.Global().Get("Headers").New()
+	for k, vs := range req.Header {
+		switch strings.ToLower(k) {
+		case "js.fetch:credentials":
+			opt.Set("credentials", vs[0]) // "include" sends cookies cross-origin
+			continue
+		case "js.fetch:mode":
+			opt.Set("mode", vs[0])
+			continue
+		}
+		for _, v := range vs {
+			headers.Call("append", k, v)
+		}
+	}
+	opt.Set("headers", headers)
+	if len(body) > 0 {
+		buf := js.Global().Get("Uint8Array").New(len(body))
+		js.CopyBytesToJS(buf, body)
+		opt.Set("body", buf)
+	}
+	ac := js.Global().Get("AbortController")
+	if ac.Type() == js.TypeFunction {
+		ac = ac.New()
+		opt.Set("signal", ac.Get("signal"))
+	} else {
+		ac = js.Undefined()
+	}
+	abort := func() {
+		if !ac.IsUndefined() {
+			ac.Call("abort")
+		}
+	}
+
+	result, err := await(ctx, fetch.Invoke(req.URL, opt), abort)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+
+	header := http.Header{}
+	it := result.Get("headers").Call("entries")
+	for {
+		n := it.Call("next")
+		if n.Get("done").Bool() {
+			break
+		}
+		pair := n.Get("value")
+		k := http.CanonicalHeaderKey(pair.Index(0).String())
+		header[k] = append(header[k], pair.Index(1).String())
+	}
+	code := result.Get("status").Int()
+	length := int64(-1)
+	if cl, err := strconv.ParseInt(header.Get("Content-Length"), 10, 64); err == nil && cl >= 0 {
+		length = cl
+	}
+	if header.Get("Content-Encoding") != "" {
+		// fetch decoded the body already.
+		header.Del("Content-Encoding")
+		header.Del("Content-Length")
+		length = -1
+	}
+	rb := &fetchBody{abort: abort}
+	if b := result.Get("body"); b.Type() == js.TypeObject {
+		rb.reader = b.Call("getReader")
+	} else {
+		// No streamed body (an old engine): the whole body at once.
+		rb.whole = result.Call("arrayBuffer")
+	}
+	// The context keeps its hold on the body: ending it aborts a read.
+	rb.stop = context.AfterFunc(ctx, rb.cancel)
+	return &httpResponse{
+		StatusCode:    code,
+		Status:        fmt.Sprintf("%d %s", code, http.StatusText(code)),
+		Header:        header,
+		ContentLength: length,
+		Body:          rb,
+		Request:       req,
+	}, nil
+}
+
+// await waits for promise, or for ctx to end (then it calls abort and
+// still waits for the promise to settle, so that no callback outlives
+// its js.Func).
+func await(ctx context.Context, promise js.Value, abort func()) (js.Value, error) {
+	type outcome struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan outcome, 1)
+	var onOK, onErr js.Func
+	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		onOK.Release()
+		onErr.Release()
+		ch <- outcome{v: args[0]}
+		return nil
+	})
+	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		onOK.Release()
+		onErr.Release()
+		ch <- outcome{err: jsError(args[0])}
+		return nil
+	})
+	promise.Call("then", onOK, onErr)
+	select {
+	case o := <-ch:
+		return o.v, o.err
+	case <-ctx.Done():
+		abort()
+		<-ch
+		return js.Undefined(), ctx.Err()
+	}
+}
+
+// jsError turns a rejection's reason into a Go error.
+func jsError(v js.Value) error {
+	if v.Type() != js.TypeObject {
+		return errors.New(v.String())
+	}
+	msg := v.Call("toString").String()
+	if c := v.Get("cause"); c.Type() == js.TypeObject && c.Get("toString").Type() == js.TypeFunction {
+		msg += ": " + c.Call("toString").String()
+	} else if c.Type() == js.TypeString {
+		msg += ": " + c.String()
+	}
+	return errors.New(msg)
+}
+
+// fetchBody streams a response's body from its ReadableStream reader.
+type fetchBody struct {
+	reader js.Value // a ReadableStreamDefaultReader, or undefined
+	whole  js.Value // the arrayBuffer promise when there is no reader
+	abort  func()
+	stop   func() bool
+
+	pending []byte
+	err     error
+
+	mu       sync.Mutex
+	canceled bool
+}
+
+var errBodyClosed = errors.New("body closed")
+
+func (b *fetchBody) cancel() {
+	b.mu.Lock()
+	already := b.canceled
+	b.canceled = true
+	b.mu.Unlock()
+	if !already {
+		b.abort()
+	}
+}
+
+func (b *fetchBody) Read(p []byte) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, fmt.Errorf("read: %v", r)
+			b.err = err
+		}
+	}()
+	if len(b.pending) == 0 && b.err == nil {
+		b.fill()
+	}
+	if len(b.pending) > 0 {
+		n = copy(p, b.pending)
+		b.pending = b.pending[n:]
+		return n, nil
+	}
+	return 0, b.err
+}
+
+// fill waits for the next chunk. An aborted fetch rejects the pending
+// read, which ends the wait.
+func (b *fetchBody) fill() {
+	if !b.whole.IsUndefined() && b.reader.IsUndefined() {
+		v, err := await(context.Background(), b.whole, func() {})
+		b.whole = js.Undefined()
+		if err != nil {
+			b.err = err
+			return
+		}
+		arr := js.Global().Get("Uint8Array").New(v)
+		b.pending = make([]byte, arr.Get("byteLength").Int())
+		js.CopyBytesToGo(b.pending, arr)
+		b.err = io.EOF
+		return
+	}
+	if b.reader.IsUndefined() {
+		b.err = io.EOF
+		return
+	}
+	v, err := await(context.Background(), b.reader.Call("read"), func() {})
+	b.mu.Lock()
+	canceled := b.canceled
+	b.mu.Unlock()
+	switch {
+	case canceled:
+		b.err = errBodyClosed
+	case err != nil:
+		b.err = err
+	case v.Get("done").Bool():
+		b.err = io.EOF
+	default:
+		chunk := v.Get("value")
+		b.pending = make([]byte, chunk.Get("byteLength").Int())
+		js.CopyBytesToGo(b.pending, chunk)
+	}
+}
+
+func (b *fetchBody) Close() error {
+	b.stop()
+	b.cancel()
+	if b.err == nil {
+		b.err = errBodyClosed
+	}
+	return nil
+}
