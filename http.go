@@ -326,14 +326,28 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 // request's response arrives later through Read, so a long answer holds no
 // caller. An HTTP error fails this message only, except a 404 on a known
 // session (the server ended it: the connection ends with an error wrapping
-// ErrClosed, and the client starts a new session). A JSON-RPC error the
-// server sends with an HTTP error status is the request's response.
-func (c *httpConn) Write(ctx context.Context, msg []byte) error {
-	if err := c.failure(); err != nil {
-		return err
-	}
+// ErrClosed, and the client starts a new session) and a network failure
+// (the connection ends too). When the connection has ended, a request's
+// Write returns nil: Read reports the end, and the request fails with the
+// connection. A JSON-RPC error the server sends with an HTTP error status
+// is the request's response.
+func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	m, err := parseOutgoing(msg)
 	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil && m.isRequest() && c.failure() != nil {
+			// The connection has ended (the server is out of reach, or
+			// ended the session): Read reports it, and the request
+			// fails with the connection, in the same order as every
+			// other request in flight (the session ends first). An
+			// error here would reach the caller before the session's
+			// end, which would read as a failed request.
+			err = nil
+		}
+	}()
+	if err := c.failure(); err != nil {
 		return err
 	}
 	if m.method == "notifications/cancelled" && !c.legacy(m) {
