@@ -9,9 +9,10 @@ import (
 
 // syncer owns one list's refresh, as a TanStack Query owns its fetch:
 // "invalidate, then refetch". Single flight: at most one walk is in flight,
-// and a trigger during a walk schedules exactly one more walk after it, so
-// a burst of N notifications costs at most two walks. No timed debounce: it
-// would add its delay to every change.
+// and triggers during a walk schedule exactly one more walk after it, so a
+// burst of notifications costs at most one walk after the last of them
+// (two in all when the burst arrives within one walk). No timed debounce:
+// it would add its delay to every change.
 //
 // It knows nothing of the Client: it is given a context that ends when its
 // owner closes, a wait group its walks join, and run, which obtains the
