@@ -778,7 +778,9 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing)
 		if ctx.Err() != nil {
 			return // the caller stopped waiting, or Close
 		}
-		c.failRequest(m.id, fmt.Sprintf("the answer to %s broke off: %v", m.method, err))
+		// The connection broke (the server went away): the client's
+		// connection ends, as a dropped WebSocket's.
+		c.fail(fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, m.method, err))
 	case int64(len(b)) > c.limit:
 		c.fail(fmt.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, m.method, c.limit))
 	default:
@@ -872,6 +874,12 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 		}
 		c.log.Info("mcplive: event stream ended", "stream", what, "why", describeSSEError(err, c.limit), "lastEventId", lastID)
 		if id != nil && lastID == "" {
+			if sr.broken() {
+				// The connection broke (the server went away): the
+				// client's connection ends, as a dropped WebSocket's.
+				c.fail(fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err))
+				return
+			}
 			c.failRequest(id, fmt.Sprintf("the server ended the event stream of %s without answering, and gave no event id to resume it from (%s)", what, describeSSEError(err, c.limit)))
 			return
 		}

@@ -139,6 +139,42 @@ func TestHTTPHostileStreamEndsWithoutAnswer(t *testing.T) {
 	}
 }
 
+// A connection that breaks in the middle of an answer (the server went
+// away) ends the client's connection, as a dropped WebSocket does: the
+// request fails with ErrClosed after the session has ended (a list walk
+// cut short turns stale, never "error"), and the client reconnects.
+func TestHTTPHostileBrokenAnswer(t *testing.T) {
+	t.Parallel()
+	for name, answer := range map[string]func(r *hh.Request){
+		"sse": func(r *hh.Request) {
+			r.SSE()
+			r.Event("", `{"jsonrpc":"2.0","method":"notifications/before"}`)
+			r.Raw("data: {\"jsonrpc\":")
+		},
+		"json": func(r *hh.Request) {
+			r.SetHeader("Content-Length", "1000")
+			r.SetHeader("Content-Type", "application/json")
+			r.Raw(`{"jsonrpc":"2.0","id":`)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, h := hSession(t, hh.Options{}, mcplive.HTTPTransport{}, nil)
+			done := async(func() error { return s.Ping(testCtx(t)) })
+			r := h.Expect(http.MethodPost, "ping")
+			answer(r)
+			r.Abort()
+			err := recv(t, done, "Ping")
+			assertErr(t, err, errs(mcplive.ErrClosed), "broke", "ping")
+			select {
+			case <-s.Done():
+			default:
+				t.Error("the request failed before the session ended")
+			}
+		})
+	}
+}
+
 // 5xx then recovery: a request answered 503 fails with an *HTTPError (the
 // session carries on), and the GET stream, refused with 503 while it
 // re-opens, comes back and delivers.

@@ -116,6 +116,12 @@ func (s *sseReader) next() (sseEvent, error) {
 	}
 }
 
+// broken reports a stream that ended with an error of its reader (a
+// connection that broke), not at a clean end.
+func (s *sseReader) broken() bool {
+	return s.rerr != nil && s.rerr != io.EOF
+}
+
 // parseDigits parses a retry field: ASCII digits only, capped at a day.
 func parseDigits(b []byte) (int64, bool) {
 	if len(b) == 0 {

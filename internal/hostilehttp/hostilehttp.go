@@ -89,11 +89,12 @@ type Request struct {
 	// the connection, or the server stops).
 	Gone <-chan struct{}
 
-	t    testing.TB
-	w    http.ResponseWriter
-	mu   sync.Mutex
-	over bool
-	done chan struct{}
+	t     testing.TB
+	w     http.ResponseWriter
+	mu    sync.Mutex
+	over  bool
+	done  chan struct{}
+	abort chan struct{}
 }
 
 // New starts a server on 127.0.0.1 and stops it when the test ends.
@@ -118,7 +119,7 @@ func New(t testing.TB, o Options) *Server {
 
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	body, _ := io.ReadAll(hr.Body)
-	r := &Request{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body, t: s.t, w: w, done: make(chan struct{})}
+	r := &Request{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body, t: s.t, w: w, done: make(chan struct{}), abort: make(chan struct{})}
 	_ = json.Unmarshal(body, &r.RPC)
 	gone := make(chan struct{})
 	r.Gone = gone
@@ -182,8 +183,16 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	select {
 	case <-r.done:
 	case <-s.stop:
+	case <-r.abort:
+		// Breaks the connection: the client reads a truncated answer.
+		r.finish()
+		panic(http.ErrAbortHandler)
 	}
 }
+
+// Abort breaks the connection in the middle of the answer, as a server
+// that goes away does.
+func (r *Request) Abort() { close(r.abort) }
 
 // Next returns the next request the test must answer.
 func (s *Server) Next() *Request {
