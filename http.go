@@ -1091,6 +1091,14 @@ func parseAuthParams(h string) map[string]string {
 			continue
 		}
 		k++
+		if k < len(h) && h[k] == '=' {
+			// A token68 (base64 padding), not a name=value pair.
+			for k < len(h) && h[k] == '=' {
+				k++
+			}
+			i = k
+			continue
+		}
 		for k < len(h) && (h[k] == ' ' || h[k] == '\t') {
 			k++
 		}

@@ -1,0 +1,46 @@
+package mcplive
+
+import (
+	"maps"
+	"testing"
+)
+
+// Mcp-Name travels as it is when it is plain ASCII, base64 in the
+// sentinel form otherwise (2026-07-28, "Value Encoding"): the spec's
+// examples.
+func TestHTTPEncodeHeaderValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"us-west1":             "us-west1",
+		"get_weather":          "get_weather",
+		"file:///a b.md":       "file:///a b.md",
+		"Hello, 世界":            "=?base64?SGVsbG8sIOS4lueVjA==?=",
+		" padded ":             "=?base64?IHBhZGRlZCA=?=",
+		"line1\nline2":         "=?base64?bGluZTEKbGluZTI=?=",
+		"=?base64?literal?=":   "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=",
+		"":                     "=?base64??=",
+		"tab\tinside":          "=?base64?dGFiCWluc2lkZQ==?=",
+		"=?base64?not-closing": "=?base64?not-closing",
+	} {
+		if got := encodeHeaderValue(in); got != want {
+			t.Errorf("encodeHeaderValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHTTPParseAuthParams(t *testing.T) {
+	for h, want := range map[string]map[string]string{
+		`Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`: {"resource_metadata": "https://x/.well-known/oauth-protected-resource"},
+		`Bearer realm="mcp", error=invalid_token, error_description="the \"token\" expired"`: {
+			"realm": "mcp", "error": "invalid_token", "error_description": `the "token" expired`},
+		`Basic realm="a", Bearer scope="tools:read tools:call", Error="insufficient_scope"`: {
+			"realm": "a", "scope": "tools:read tools:call", "error": "insufficient_scope"},
+		`Bearer`:                 {},
+		`Bearer abc123==`:        {},
+		`Bearer x="unterminated`: {"x": "unterminated"},
+		`=,=,"=`:                 {},
+	} {
+		if got := parseAuthParams(h); !maps.Equal(got, want) {
+			t.Errorf("parseAuthParams(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
