@@ -22,7 +22,8 @@ describe("a connected client", () => {
     assert.equal(client.status.get(), "ready");
     assert.equal(client.serverInfo.name, "mcplive-testserver");
     assert.equal(client.serverInfo.version, "1.0.0");
-    assert.equal(client.protocolVersion, "2025-11-25");
+    // The client tries the current revision first; go-sdk v1.8 speaks it.
+    assert.equal(client.protocolVersion, "2026-07-28");
     assert.equal(client.instructions, "A server for the mcplive JS tests.");
     assert.deepEqual(client.capabilities.resources, { listChanged: true, subscribe: true });
     assert.ok(Object.isFrozen(client));
@@ -141,7 +142,8 @@ describe("a connected client", () => {
   });
 
   test("calls: callTool, getPrompt, readResource, complete, ping, refresh", async () => {
-    assert.deepEqual(await client.callTool("echo", { text: "hi" }), { content: [{ type: "text", text: "hi" }] });
+    const echo = await client.callTool("echo", { text: "hi" });
+    assert.deepEqual(echo.content, [{ type: "text", text: "hi" }]);
     const sum = await client.callTool("add", { a: 2, b: 3 });
     assert.deepEqual(sum.structuredContent, { sum: 5 });
     const p = await client.getPrompt("greet", { name: "Ada" });
@@ -234,8 +236,14 @@ describe("a connected client", () => {
     await client.setLoggingLevel("info");
     const logp = nextEvent(client, "log");
     const notep = nextEvent(client, "notification", (n) => n.method === "notifications/message");
-    await server.control("log", { level: "warning", data: { hello: "world" } });
+    const dropped = recorder();
+    const off = client.on("log", dropped.push);
+    // A server logs while it serves a request (all that 2026-07-28 allows).
+    await client.callTool("echo", { text: "x", log: { level: "debug", data: "below the level" } });
+    await client.callTool("echo", { text: "x", log: { level: "warning", data: { hello: "world" } } });
     const log = await logp;
+    off();
+    assert.equal(dropped.seen.length, 1, "the debug message stayed on the server");
     assert.equal(log.level, "warning");
     assert.deepEqual(log.data, { hello: "world" });
     assert.equal(log.logger, "testserver");

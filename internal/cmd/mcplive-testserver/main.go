@@ -21,7 +21,8 @@
 //	/control/update-resource  {"uri","text"}   new content + resources/updated
 //	/control/add-template     {"uriTemplate","name"}
 //	/control/remove-template  {"uriTemplate"}
-//	/control/log              {"level","data"}  notifications/message to every session
+//	/control/log              {"level","data"}  notifications/message to every session (2025-11-25;
+//	                                           in 2026-07-28 call echo with "log" instead)
 //	/control/drop             {}               closes every connection (clients reconnect)
 //	/control/sessions         {}               {"ok":true,"sessions":N}
 //
@@ -133,10 +134,23 @@ func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct{ Text string }
+// echo answers with its text. With "log": {"level", "data"} it first sends
+// that notifications/message in the call's context: in 2026-07-28 a server
+// logs only while it serves a request (the control API's "log" reaches
+// 2025-11-25 sessions only).
+func echo(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Text string
+		Log  *struct {
+			Level string
+			Data  any
+		}
+	}
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if in.Log != nil {
+		req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(in.Log.Level), Logger: "testserver", Data: in.Log.Data})
 	}
 	return textResult(in.Text), nil
 }
