@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -108,8 +106,10 @@ func (t *HTTPTransport) configured(o Options) Transport {
 // Connect returns a connection to t.URL. It sends nothing: the first
 // message (initialize) opens the session, and its errors wrap ErrDial.
 func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
-	u, err := url.Parse(t.URL)
-	if err != nil || !(strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
+	// No net/url: it would add its parser (and net/netip) to the wasm
+	// for one check; fetch and net/http judge the rest of the URL.
+	scheme, rest, _ := strings.Cut(t.URL, "://")
+	if !(strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) || rest == "" || rest[0] == '/' {
 		return nil, fmt.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", t.URL)
 	}
 	if err := ctx.Err(); err != nil {
@@ -401,7 +401,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 		}
 		return nil
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
 		c.setEstablished()
@@ -649,6 +649,14 @@ type httpResponse struct {
 // and Node through fetch), following redirects that keep the method.
 type roundTripper interface {
 	roundTrip(*httpRequest) (*httpResponse, error)
+}
+
+// mediaType returns the media type of a Content-Type value, lower-cased,
+// without its parameters (mime.ParseMediaType, without package mime in the
+// wasm).
+func mediaType(ct string) string {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // closedErr is the error of a request that Close (or a failure) cut off.
@@ -950,7 +958,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		}
 		return nil, nil
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch code := resp.StatusCode; {
 	case code >= 200 && code <= 299 && ct == "text/event-stream":
 		return resp, nil
