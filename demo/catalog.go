@@ -221,6 +221,10 @@ func builtinTools() []*toolDef {
 			accessAnonymous, roleViewer,
 			func(d *demo, s *session) mcp.ToolHandlerFor[loginIn, any] {
 				return func(ctx context.Context, req *mcp.CallToolRequest, in loginIn) (*mcp.CallToolResult, any, error) {
+					if s.shared {
+						return errorResult("this connection is shared: over Streamable HTTP with MCP 2026-07-28 every request stands alone, " +
+							"so a login needs a connection key in the URL (/mcp?conn=<random>) to stick; or connect with ?token=alice-token"), nil, nil
+					}
 					if !checkLogin(in.User, in.Password) {
 						d.log.Info("login refused", "conn", s.id, "user", in.User)
 						return errorResult("wrong user name or password"), nil, nil

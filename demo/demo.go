@@ -32,7 +32,13 @@ type config struct {
 	AllowOrigins []string      // extra Origin patterns for /mcp
 	PageSize     int           // items per list page; 0 = 5
 	Churn        time.Duration // toggle resources on a timer; 0 = off
-	Logger       *slog.Logger  // nil = discard
+	// IdleTimeout forgets a 2026-07-28 Streamable HTTP connection this long
+	// after its last request ended; 0 = 1 minute.
+	IdleTimeout time.Duration
+	// SessionTimeout ends a 2025-11-25 Streamable HTTP session this long
+	// after its last POST; 0 = 5 minutes.
+	SessionTimeout time.Duration
+	Logger         *slog.Logger // nil = discard
 }
 
 // defaultOrigins are the Origin patterns /mcp accepts besides its own
@@ -50,12 +56,21 @@ type demo struct {
 	log        *slog.Logger
 	adminToken string
 	started    time.Time
-	mcp        *mcpws.Handler
+	mcp        *mcpws.Handler             // /mcp over WebSocket
+	legacyHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2025-11-25 (sessions)
+	modernHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2026-07-28 (stateless)
+	origins    []string                   // Origin patterns /mcp accepts besides its own origin
 	handler    http.Handler
+	ctx        context.Context // ends at shutdown: Streamable HTTP requests in flight
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup // goroutines that watch 2025-11-25 HTTP sessions
 
 	mu             sync.Mutex
 	nextID         int
 	sessions       map[string]*session
+	bySID          map[string]*session // Streamable HTTP 2025-11-25, by Mcp-Session-Id
+	byKey          map[string]*session // Streamable HTTP 2026-07-28, by ?conn= key
+	closing        bool
 	tools          []*toolDef // built-in, in catalog order
 	toolByName     map[string]*toolDef
 	extras         map[string]*toolDef // added through the control API
@@ -78,12 +93,20 @@ func newDemo(cfg config) (*demo, error) {
 	if cfg.Churn < 0 {
 		return nil, fmt.Errorf("churn interval %v is negative", cfg.Churn)
 	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = time.Minute
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = 5 * time.Minute
+	}
 	d := &demo{
 		cfg:            cfg,
 		log:            cfg.Logger,
 		adminToken:     cfg.AdminToken,
 		started:        time.Now(),
 		sessions:       map[string]*session{},
+		bySID:          map[string]*session{},
+		byKey:          map[string]*session{},
 		tools:          builtinTools(),
 		toolByName:     map[string]*toolDef{},
 		extras:         map[string]*toolDef{},
@@ -113,10 +136,13 @@ func newDemo(cfg config) (*demo, error) {
 		}
 	}
 
+	d.origins = append(slices.Clone(defaultOrigins), cfg.AllowOrigins...)
 	d.mcp = mcpws.NewHandler(d.newServer, &mcpws.HandlerOptions{
-		OriginPatterns: append(slices.Clone(defaultOrigins), cfg.AllowOrigins...),
+		OriginPatterns: d.origins,
 		Logger:         d.log,
 	})
+	d.newHTTPHandlers()
+	d.ctx, d.cancel = context.WithCancel(context.Background())
 
 	page, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -126,7 +152,7 @@ func newDemo(cfg config) (*demo, error) {
 		page = os.DirFS(cfg.StaticDir)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", d.mcp)
+	mux.HandleFunc("/mcp", d.serveMCP)
 	mux.Handle("/control/", d.requireAdmin(d.controlHandler()))
 	mux.Handle("/js/", http.StripPrefix("/js/", staticFiles(http.FS(os.DirFS(cfg.JSDir)))))
 	mux.Handle("/", staticFiles(http.FS(page)))
@@ -138,10 +164,11 @@ func newDemo(cfg config) (*demo, error) {
 	return d, nil
 }
 
-// shutdown stops the churn and closes every MCP connection with code 1000.
+// shutdown stops the churn, closes every WebSocket with code 1000 and ends
+// every Streamable HTTP session and event stream.
 func (d *demo) shutdown(ctx context.Context) error {
 	d.setChurn(0)
-	return d.mcp.Shutdown(ctx)
+	return errors.Join(d.mcp.Shutdown(ctx), d.shutdownHTTP(ctx))
 }
 
 // staticFiles serves files with the MIME types browsers insist on for

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -34,8 +35,39 @@ const testToken = "test-admin-token"
 type env struct {
 	t    *testing.T
 	d    *demo
-	base string // http://127.0.0.1:port
-	mcp  string // ws://127.0.0.1:port/mcp
+	base string  // http://127.0.0.1:port
+	mcp  string  // ws://127.0.0.1:port/mcp
+	v    variant // how connect connects
+}
+
+// variant is a transport and a pinned protocol revision; the zero variant
+// is a WebSocket and the client's own choice of revision.
+type variant struct {
+	transport string // transportWebSocket or transportHTTP
+	version   string // "" or a revision the client pins
+}
+
+func (v variant) String() string { return v.transport + "/" + v.version }
+
+// variants are every transport with every revision.
+var variants = []variant{
+	{transportWebSocket, mcplive.ModernVersion},
+	{transportWebSocket, mcplive.ProtocolVersion},
+	{transportHTTP, mcplive.ModernVersion},
+	{transportHTTP, mcplive.ProtocolVersion},
+}
+
+// eachVariant runs fn once per variant, in parallel subtests, each against
+// its own demo server (edit may change its config).
+func eachVariant(t *testing.T, edit func(*config), fn func(t *testing.T, e *env)) {
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			t.Parallel()
+			e := start(t, edit)
+			e.v = v
+			fn(t, e)
+		})
+	}
 }
 
 // start runs a demo server; edit may change its config. Cleanup shuts it down.
@@ -64,22 +96,43 @@ func start(t *testing.T, edit func(*config)) *env {
 	return &env{t: t, d: d, base: srv.URL, mcp: "ws" + strings.TrimPrefix(srv.URL, "http") + "/mcp"}
 }
 
-// connect connects the mcplive client; query is appended to the URL.
-// Cleanup closes it.
+// connect connects the mcplive client as e.v says; query ("?token=…" or
+// "") is appended to the URL. Over Streamable HTTP the URL gets a fresh
+// ?conn= key too, as the page gives it (2026-07-28 needs it for a
+// connection of its own). Cleanup closes it.
 func (e *env) connect(query string) *mcplive.Client {
 	e.t.Helper()
+	u := e.url(query)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	c, err := mcplive.Connect(ctx, e.mcp+query, &mcplive.Options{
+	c, err := mcplive.Connect(ctx, u, &mcplive.Options{
 		ClientInfo:        mcplive.Implementation{Name: "demo-test", Version: "1.0.0"},
+		ProtocolVersion:   e.v.version,
 		HeartbeatInterval: -1,
 		Reconnect:         mcplive.ReconnectOptions{Disabled: true},
 	})
 	if err != nil {
-		e.t.Fatalf("connect %s: %v", query, err)
+		e.t.Fatalf("connect %s: %v", u, err)
 	}
 	e.t.Cleanup(func() { _ = c.Close() })
+	if e.v.version != "" && c.ProtocolVersion() != e.v.version {
+		e.t.Fatalf("connect %s: protocol version %q, want %q", u, c.ProtocolVersion(), e.v.version)
+	}
 	return c
+}
+
+// url is the MCP endpoint for e.v with query appended.
+func (e *env) url(query string) string {
+	if e.v.transport != transportHTTP {
+		return e.mcp + query
+	}
+	key := "conn=" + rand.Text()
+	if query == "" {
+		query = "?" + key
+	} else {
+		query += "&" + key
+	}
+	return e.base + "/mcp" + query
 }
 
 // control calls the control API with the admin token and returns the

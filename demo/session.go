@@ -14,15 +14,26 @@ import (
 	"github.com/mcplive/mcplive/mcpws"
 )
 
-// session is one WebSocket connection: its own mcp.Server, whose features
+// session is one connection (a WebSocket, a Streamable HTTP session of
+// 2025-11-25, or the requests of one ?conn= key in 2026-07-28): its own mcp.Server, whose features
 // are the subset of the catalog this connection may see. Every field but
 // id, server and the fixed connection facts is guarded by demo.mu.
 type session struct {
-	id     string // "c1", "c2", … (whoami, control API)
-	server *mcp.Server
-	remote string
-	origin string
-	since  time.Time
+	id        string // "c1", "c2", … (whoami, control API)
+	server    *mcp.Server
+	transport string // transportWebSocket or transportHTTP
+	remote    string
+	origin    string
+	since     time.Time
+	// key is the ?conn= of a Streamable HTTP 2026-07-28 connection (see
+	// http.go); "" for the others. shared: a 2026-07-28 connection without
+	// ?conn=, shared by every such client with the same token.
+	key    string
+	shared bool
+	// refs counts its requests in flight (2026-07-28 over HTTP); idle
+	// forgets it after the last one ended. Guarded by demo.mu.
+	refs int
+	idle *time.Timer
 
 	user string // "" while anonymous
 	role role
@@ -39,7 +50,9 @@ type connection struct {
 	ID          string    `json:"id"`
 	User        string    `json:"user,omitempty"`
 	LoggedIn    bool      `json:"loggedIn"`
-	Role        string    `json:"role"` // viewer, editor or admin
+	Role        string    `json:"role"`      // viewer, editor or admin
+	Transport   string    `json:"transport"` // websocket or http
+	Shared      bool      `json:"shared,omitempty"`
 	Remote      string    `json:"remote"`
 	Origin      string    `json:"origin,omitempty"`
 	ConnectedAt time.Time `json:"connectedAt"`
@@ -51,8 +64,8 @@ type connectionsOut struct {
 	Connections []connection `json:"connections"`
 }
 
-// newServer is the mcpws server factory: one server per connection, so that
-// login and role changes reach that connection only.
+// newServer is the mcpws server factory: one server per WebSocket
+// connection, so that login and role changes reach that connection only.
 func (d *demo) newServer(r *http.Request) *mcp.Server {
 	user := ""
 	if token := r.URL.Query().Get("token"); token != "" {
@@ -63,11 +76,28 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 		}
 		user = u
 	}
+	s := d.openSession(r, user, transportWebSocket, "", "session", mcpws.ConnectionID(r.Context()))
+	s.server.AddReceivingMiddleware(listenOverlap())
+	context.AfterFunc(r.Context(), func() { d.closeSession(s, "") })
+	return s.server
+}
+
+// Transports, as the control API names them.
+const (
+	transportWebSocket = "websocket"
+	transportHTTP      = "http"
+)
+
+// openSession registers a new connection with its own go-sdk server. sid,
+// when not empty, is the session id the server hands out (Streamable
+// HTTP, 2025-11-25). logAttrs are added to the "connection opened" line.
+func (d *demo) openSession(r *http.Request, user, transport, sid string, logAttrs ...any) *session {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.nextID++
 	s := &session{
 		id:        fmt.Sprintf("c%d", d.nextID),
+		transport: transport,
 		remote:    r.RemoteAddr,
 		origin:    r.Header.Get("Origin"),
 		since:     time.Now(),
@@ -77,6 +107,10 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 		prompts:   map[string]*promptDef{},
 		resources: map[string]*resourceDef{},
 		templates: map[string]*templateDef{},
+	}
+	var sessionID func() string
+	if sid != "" {
+		sessionID = func() string { return sid }
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "mcplive-demo", Title: "mcplive demo server", Version: "0.1.0"}, &mcp.ServerOptions{
 		Instructions: "A demo of live MCP lists. Call whoami for this connection's id; login (alice/wonderland) unlocks more tools.",
@@ -95,17 +129,29 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return d.subscribe(s, req.Params.URI, false)
 		},
+		GetSessionID: sessionID,
 	})
 	d.sync(s)
 	d.sessions[s.id] = s
-	d.log.Info("connection opened", "conn", s.id, "session", mcpws.ConnectionID(r.Context()), "user", s.user, "remote", s.remote, "origin", s.origin)
-	context.AfterFunc(r.Context(), func() {
-		d.mu.Lock()
-		delete(d.sessions, s.id)
+	attrs := append([]any{"conn", s.id, "transport", transport, "user", s.user, "remote", s.remote, "origin", s.origin}, logAttrs...)
+	d.log.Info("connection opened", attrs...)
+	return s
+}
+
+// closeSession forgets a connection (once; later calls do nothing).
+func (d *demo) closeSession(s *session, why string) {
+	d.mu.Lock()
+	if d.sessions[s.id] != s {
 		d.mu.Unlock()
-		d.log.Info("connection closed", "conn", s.id, "user", s.user, "duration", time.Since(s.since).Round(time.Millisecond))
-	})
-	return s.server
+		return
+	}
+	delete(d.sessions, s.id)
+	d.mu.Unlock()
+	attrs := []any{"conn", s.id, "transport", s.transport, "user", s.user, "duration", time.Since(s.since).Round(time.Millisecond)}
+	if why != "" {
+		attrs = append(attrs, "why", why)
+	}
+	d.log.Info("connection closed", attrs...)
 }
 
 // subscribe accepts resources/subscribe for online resources only.
@@ -270,7 +316,7 @@ func (d *demo) setRole(id string, r role) (connection, bool) {
 
 // view returns s as the control API shows it. d.mu must be held.
 func (s *session) view() connection {
-	c := connection{ID: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role.String(), Remote: s.remote,
+	c := connection{ID: s.id, User: s.user, LoggedIn: s.user != "", Role: s.role.String(), Transport: s.transport, Shared: s.shared, Remote: s.remote,
 		Origin: s.origin, ConnectedAt: s.since.UTC(), Tools: []string{}, Prompts: []string{}}
 	for name := range s.tools {
 		c.Tools = append(c.Tools, name)
