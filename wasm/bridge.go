@@ -27,12 +27,18 @@ type bridge struct {
 
 var theBridge = &bridge{clients: map[int]*client{}, inflight: map[int]context.CancelFunc{}}
 
+// export is one function of the API object.
+type export struct {
+	name string
+	fn   func(b *bridge, args []safejs.Value) any
+}
+
 // exports are the API object's functions. Test builds add one (debug.go).
-var exports = map[string]func(b *bridge, args []safejs.Value) any{
-	"connect": (*bridge).connect,
-	"call":    (*bridge).call,
-	"abort":   (*bridge).abort,
-	"close":   (*bridge).close,
+var exports = []export{
+	{"connect", (*bridge).connect},
+	{"call", (*bridge).call},
+	{"abort", (*bridge).abort},
+	{"close", (*bridge).close},
 }
 
 // register puts the API object on global. Its functions live as long as the
@@ -42,12 +48,13 @@ func register(global safejs.Value) error {
 	if err != nil {
 		return err
 	}
-	for name, fn := range exports {
-		f, err := exportFunc(name, func(args []safejs.Value) any { return fn(theBridge, args) })
+	for _, e := range exports {
+		fn := e.fn
+		f, err := exportFunc(e.name, func(args []safejs.Value) any { return fn(theBridge, args) })
 		if err != nil {
 			return err
 		}
-		if err := obj.Set(name, f); err != nil {
+		if err := obj.Set(e.name, f); err != nil {
 			return err
 		}
 	}
@@ -134,7 +141,7 @@ func (b *bridge) call(args []safejs.Value) any {
 	timeoutMs, _ := argFloat(args, 4)
 	onProgress := arg(args, 5)
 
-	o, ok := ops[name]
+	o, ok := opNamed(name)
 	if !ok {
 		return rejected(fmt.Errorf("%w: unknown operation %q", errArgs, name))
 	}
@@ -154,7 +161,7 @@ func (b *bridge) call(args []safejs.Value) any {
 			cctx, stop = context.WithTimeout(ctx, ms(timeoutMs))
 			defer stop()
 		}
-		v, err := o.run(&call{ctx: cctx, cl: cl, onProgress: onProgress}, []byte(argsJSON))
+		v, err := o.run(&call{ctx: cctx, cl: cl, method: o.method, raw: []byte(argsJSON), onProgress: onProgress})
 		switch {
 		case err == nil:
 		case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded):

@@ -10,10 +10,10 @@ import "github.com/hack-pad/safejs"
 // the runtime lives on, both in an exported function (exportFunc) and in
 // the goroutine of a call (promise).
 func init() {
-	exports["debugPanic"] = func(*bridge, []safejs.Value) any {
+	exports = append(exports, export{"debugPanic", func(*bridge, []safejs.Value) any {
 		panic("debugPanic: a panic on purpose")
-	}
-	ops["debugPanic"] = op{"debugPanic", func(*call, []byte) (any, error) {
+	}})
+	ops = append(ops, op{"debugPanic", "debugPanic", func(*call) (any, error) {
 		panic("debugPanic: a panic on purpose")
-	}}
+	}})
 }

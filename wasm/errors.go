@@ -235,7 +235,10 @@ func human(d time.Duration) string {
 	out := strconv.FormatInt(int64(d/unit), 10)
 	if rest := int64(d%unit) * 1000 / int64(unit); rest > 0 {
 		frac := strconv.FormatInt(1000+rest, 10)[1:] // three digits
-		out += "." + strings.TrimRight(frac, "0")
+		for frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+		out += "." + frac
 	}
 	return out + name
 }

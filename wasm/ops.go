@@ -12,65 +12,69 @@ import (
 )
 
 // call is one operation in flight: its context (cancelled by abort,
-// bounded by the call's timeoutMs), its client, and the progress callback
-// JS passed, if any.
+// bounded by the call's timeoutMs), its client, the arguments JS sent (a
+// JSON object) and the progress callback JS passed, if any.
 type call struct {
 	ctx        context.Context
 	cl         *client
+	method     string
+	raw        []byte
 	onProgress safejs.Value
 }
 
-// op is one operation JS can run on a client (bridge.call).
-type op struct {
-	method string // the MCP method (or the binding's own name), for error messages
-	run    func(c *call, args []byte) (any, error)
-}
-
-// handle makes an op of fn, whose arguments A are decoded from the JSON
-// object JS sent: each operation has its own small arguments type.
-func handle[A any](method string, fn func(c *call, a *A) (any, error)) op {
-	return op{method, func(c *call, raw []byte) (any, error) {
-		a := new(A)
-		if err := decodeArgs(method, raw, a); err != nil {
-			return nil, err
-		}
-		return fn(c, a)
-	}}
-}
-
-// decodeArgs is handle's decoding, out of the generic function: each
-// instantiation stays a few hundred bytes of wasm.
-func decodeArgs(method string, raw []byte, into any) error {
-	if len(raw) == 0 {
+// args decodes the call's arguments into the handler's own arguments type.
+func (c *call) args(into any) error {
+	if len(c.raw) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		return fmt.Errorf("%s: %w: %v", method, errArgs, err)
+	if err := json.Unmarshal(c.raw, into); err != nil {
+		return fmt.Errorf("%s: %w: %v", c.method, errArgs, err)
 	}
 	return nil
 }
 
-// ops is every operation JS may call, by name. Test builds add one
-// (debug.go).
-var ops = map[string]op{
-	"callTool":            handle("tools/call", callTool),
-	"getPrompt":           handle("prompts/get", getPrompt),
-	"readResource":        handle("resources/read", readResource),
-	"complete":            handle("completion/complete", complete),
-	"setLoggingLevel":     handle("logging/setLevel", setLoggingLevel),
-	"ping":                handle("ping", ping),
-	"refresh":             handle("refresh", refresh),
-	"subscribeResource":   handle("resources/subscribe", subscribeResource),
-	"unsubscribeResource": handle("resources/unsubscribe", unsubscribeResource),
-	"resync":              handle("resync", resync),
+// op is one operation JS can run on a client (bridge.call): a small
+// handler that decodes its own arguments type (call.args).
+type op struct {
+	name   string // what JS calls it
+	method string // the MCP method (or the binding's own name), for error messages
+	run    func(c *call) (any, error)
 }
 
-type callToolArgs struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+// ops is every operation JS may call. Test builds add one (debug.go).
+// (A slice of plain functions is static data; a map, or instances of one
+// generic decoder, cost the wasm kilobytes of code.)
+var ops = []op{
+	{"callTool", "tools/call", callTool},
+	{"getPrompt", "prompts/get", getPrompt},
+	{"readResource", "resources/read", readResource},
+	{"complete", "completion/complete", complete},
+	{"setLoggingLevel", "logging/setLevel", setLoggingLevel},
+	{"ping", "ping", ping},
+	{"refresh", "refresh", refresh},
+	{"subscribeResource", "resources/subscribe", subscribeResource},
+	{"unsubscribeResource", "resources/unsubscribe", unsubscribeResource},
+	{"resync", "resync", resync},
 }
 
-func callTool(c *call, a *callToolArgs) (any, error) {
+// opNamed returns the operation JS calls name.
+func opNamed(name string) (op, bool) {
+	for _, o := range ops {
+		if o.name == name {
+			return o, true
+		}
+	}
+	return op{}, false
+}
+
+func callTool(c *call) (any, error) {
+	var a struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	if a.Name == "" {
 		return nil, fmt.Errorf("callTool: %w: the tool name is empty", errArgs)
 	}
@@ -94,12 +98,14 @@ func callTool(c *call, a *callToolArgs) (any, error) {
 	return rawResult(res.Raw, res)
 }
 
-type getPromptArgs struct {
-	Name      string            `json:"name"`
-	Arguments map[string]string `json:"arguments"`
-}
-
-func getPrompt(c *call, a *getPromptArgs) (any, error) {
+func getPrompt(c *call) (any, error) {
+	var a struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+	}
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	if a.Name == "" {
 		return nil, fmt.Errorf("getPrompt: %w: the prompt name is empty", errArgs)
 	}
@@ -110,11 +116,16 @@ func getPrompt(c *call, a *getPromptArgs) (any, error) {
 	return rawResult(res.Raw, res)
 }
 
+// uriArgs are the arguments of the operations on one resource.
 type uriArgs struct {
 	URI string `json:"uri"`
 }
 
-func readResource(c *call, a *uriArgs) (any, error) {
+func readResource(c *call) (any, error) {
+	var a uriArgs
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	res, err := c.cl.c.ReadResource(c.ctx, a.URI)
 	if err != nil {
 		return nil, err
@@ -122,11 +133,13 @@ func readResource(c *call, a *uriArgs) (any, error) {
 	return rawResult(res.Raw, res)
 }
 
-type completeArgs struct {
-	Params mcplive.CompleteParams `json:"params"`
-}
-
-func complete(c *call, a *completeArgs) (any, error) {
+func complete(c *call) (any, error) {
+	var a struct {
+		Params mcplive.CompleteParams `json:"params"`
+	}
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	res, err := c.cl.c.Complete(c.ctx, a.Params)
 	if err != nil {
 		return nil, err
@@ -134,27 +147,38 @@ func complete(c *call, a *completeArgs) (any, error) {
 	return rawResult(res.Raw, res)
 }
 
-type levelArgs struct {
-	Level string `json:"level"`
-}
-
-func setLoggingLevel(c *call, a *levelArgs) (any, error) {
+func setLoggingLevel(c *call) (any, error) {
+	var a struct {
+		Level string `json:"level"`
+	}
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	return nil, c.cl.c.SetLoggingLevel(c.ctx, a.Level)
 }
 
-type noArgs struct{}
+func ping(c *call) (any, error) { return nil, c.cl.c.Ping(c.ctx) }
 
-func ping(c *call, _ *noArgs) (any, error) { return nil, c.cl.c.Ping(c.ctx) }
-
+// kindArgs are the arguments of the operations on one list.
 type kindArgs struct {
 	Kind mcplive.Kind `json:"kind"`
 }
 
-func refresh(c *call, a *kindArgs) (any, error) { return nil, c.cl.c.Refresh(c.ctx, a.Kind) }
+func refresh(c *call) (any, error) {
+	var a kindArgs
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
+	return nil, c.cl.c.Refresh(c.ctx, a.Kind)
+}
 
 // resync sends kind's full list again: JS found that an update did not fit
 // what it holds.
-func resync(c *call, a *kindArgs) (any, error) {
+func resync(c *call) (any, error) {
+	var a kindArgs
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	c.cl.mu.Lock()
 	fn := c.cl.resyncs[a.Kind]
 	c.cl.mu.Unlock()
@@ -165,13 +189,21 @@ func resync(c *call, a *kindArgs) (any, error) {
 	return nil, nil
 }
 
-func subscribeResource(c *call, a *uriArgs) (any, error) { return c.cl.subscribe(c.ctx, a.URI) }
-
-type subArgs struct {
-	ID int `json:"id"`
+func subscribeResource(c *call) (any, error) {
+	var a uriArgs
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
+	return c.cl.subscribe(c.ctx, a.URI)
 }
 
-func unsubscribeResource(c *call, a *subArgs) (any, error) {
+func unsubscribeResource(c *call) (any, error) {
+	var a struct {
+		ID int `json:"id"`
+	}
+	if err := c.args(&a); err != nil {
+		return nil, err
+	}
 	return nil, c.cl.unsubscribe(c.ctx, a.ID)
 }
 
