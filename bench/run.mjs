@@ -1,16 +1,29 @@
-// bench/run.mjs: mcplive side by side with the official TypeScript SDK client
-// (@modelcontextprotocol/sdk, Client + WebSocketClientTransport), in one
-// headless Chromium session, against one go-sdk server (bench/server), on
-// the same workloads, alternating between the clients.
+// bench/run.mjs: mcplive side by side with the official TypeScript SDK
+// clients in one headless Chromium session, against one go-sdk server
+// (bench/server), on the same workloads, alternating between the clients.
+// Three sections, each its own table:
+//   ws        WebSocket, 2025-11-25: mcplive (and, with BENCH_BEFORE, the
+//             same page on an older build: "mcplive@before") vs
+//             @modelcontextprotocol/sdk 1.x (Client + WebSocketClientTransport)
+//   http      Streamable HTTP, 2025-11-25: mcplive vs 1.x's
+//             StreamableHTTPClientTransport
+//   http-2026 Streamable HTTP, 2026-07-28: mcplive vs the v2 client
+//             (@modelcontextprotocol/client, versionNegotiation "auto")
 //
-//   node run.mjs            the full benchmark (a few minutes); writes
+//   node run.mjs            the full benchmark (several minutes); writes
 //                           results/<date>.json and results/latest.md
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
+//   --only=latency,burst,big,cold,memory   a subset of the workloads
+//   --sections=ws,http,http-2026           a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
-// Needs js/mcplive.wasm and js/wasm_exec.js (./build.sh builds them) and the
-// npm package's own files in js/.
+// BENCH_BEFORE=<git revision> adds the "mcplive@before" column to the ws
+// section: the package of that commit (its js/ files and its wasm, built
+// here with the release flags into .bin/). BENCH_AFTER=<git revision> builds
+// "mcplive" from a commit the same way; without it a full run builds it from
+// the working tree (a snapshot, so that a rebuild of js/ during the run
+// cannot change it), and a smoke run uses js/ as ./build.sh left it.
 import { chromium } from "playwright-core";
 import * as esbuild from "esbuild";
 import { spawn, execFileSync } from "node:child_process";
@@ -47,11 +60,51 @@ const CFG = SMOKE
       memory: { total: 10000, batch: 100, m: 100 },
     };
 
-const CLIENTS = [
-  { id: "mcplive", page: "mcplive.html" },
-  { id: "ts-auto", page: "ts.html?mode=auto" },
-  { id: "ts-relist", page: "ts.html?mode=relist" },
-];
+const BEFORE = process.env.BENCH_BEFORE || "";
+const AFTER = process.env.BENCH_AFTER || "";
+const SECTIONS_WANTED = (process.argv.find((a) => a.startsWith("--sections=")) ?? "").slice("--sections=".length).split(",").filter(Boolean);
+
+// A client: key (its column), name (the column's title), page (with the
+// harness's ?transport= and ?era=), auto (the TS SDK's auto-refresh mode:
+// timed like the others except on the big list, see workloadBig).
+// era=2025-11-25 makes the server refuse 2026-07-28 on that connection (as
+// a 2025-11-25 server does), so that mcplive, which tries 2026-07-28 first,
+// falls back to initialize: one more round trip at connect, as against any
+// 2025-11-25 server. (The JS package has no option to pin a revision.)
+const SECTIONS = [
+  {
+    id: "ws",
+    title: "WebSocket, protocol 2025-11-25",
+    workloads: ["latency", "burst", "big", "cold", "memory"],
+    clients: [
+      { key: "mcplive", name: "mcplive", page: "mcplive.html?transport=ws&era=2025-11-25" },
+      ...(BEFORE ? [{ key: "mcplive-before", name: "mcplive@before", page: "mcplive.html?variant=before&transport=ws&era=2025-11-25" }] : []),
+      { key: "ts-auto", name: "TS SDK 1.x, auto-refresh (default)", page: "ts.html?transport=ws&era=2025-11-25&mode=auto", auto: true },
+      { key: "ts-relist", name: "TS SDK 1.x, re-list every notification", page: "ts.html?transport=ws&era=2025-11-25&mode=relist" },
+    ],
+  },
+  {
+    id: "http",
+    title: "Streamable HTTP, protocol 2025-11-25",
+    workloads: ["latency", "burst", "big", "cold"],
+    clients: [
+      { key: "mcplive", name: "mcplive", page: "mcplive.html?transport=http&era=2025-11-25" },
+      { key: "ts-auto", name: "TS SDK 1.x, auto-refresh (default)", page: "ts.html?transport=http&era=2025-11-25&mode=auto", auto: true },
+      { key: "ts-relist", name: "TS SDK 1.x, re-list every notification", page: "ts.html?transport=http&era=2025-11-25&mode=relist" },
+    ],
+  },
+  {
+    id: "http-2026",
+    title: "Streamable HTTP, protocol 2026-07-28",
+    workloads: ["latency", "burst", "big", "cold"],
+    clients: [
+      { key: "mcplive", name: "mcplive", page: "mcplive.html?transport=http&era=2026-07-28" },
+      { key: "ts-auto", name: "TS SDK 2.x, auto-refresh (default)", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=auto", auto: true },
+      { key: "ts-relist", name: "TS SDK 2.x, re-list every notification", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=relist" },
+    ],
+  },
+].filter((s) => SECTIONS_WANTED.length === 0 || SECTIONS_WANTED.includes(s.id));
+for (const sec of SECTIONS) for (const c of sec.clients) c.id = `${sec.id}:${c.key}`;
 
 const CHROMIUM_FLAGS = [
   "--no-sandbox",
@@ -97,36 +150,77 @@ function brotli(buf) {
 
 // ---------- setup ----------
 
-function mcpliveMissing() {
+function mcpliveMissing(dir) {
   const need = ["package.json", "mcplive.wasm", "wasm_exec.js"];
-  const pkg = fs.existsSync(path.join(JS, "package.json")) ? JSON.parse(fs.readFileSync(path.join(JS, "package.json"), "utf8")) : {};
+  const pkg = fs.existsSync(path.join(dir, "package.json")) ? JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) : {};
   const entry = (pkg.exports?.["."]?.default ?? pkg.main ?? "index.js").replace(/^\.\//, "");
   need.push(entry);
-  return need.filter((f) => !fs.existsSync(path.join(JS, f)));
+  return need.filter((f) => !fs.existsSync(path.join(dir, f)));
 }
 
+const GO = process.env.GO || "go";
+const git = (...args) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
+
+// buildPackage builds the npm package's files (package.json, index.js,
+// src/, the wasm with the release flags of build.sh, wasm_exec.js) into
+// .bin/<name>/js from a git revision (git archive) or, when rev is "", from
+// the working tree; a revision's build is kept and reused.
+function buildPackage(name, rev) {
+  const sha = rev ? git("rev-parse", "--verify", `${rev}^{commit}`) : "";
+  const dir = path.join(BENCH, ".bin", rev ? `${name}-${sha.slice(0, 12)}` : name);
+  const js = path.join(dir, "js");
+  if (rev && mcpliveMissing(js).length === 0) return { dir: js, rev: sha };
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const t = Date.now();
+  if (rev) {
+    execFileSync("sh", ["-c", `git archive ${sha} | tar -x -C "${dir}"`], { cwd: ROOT, stdio: "inherit" });
+  } else {
+    // The working tree: the Go module and the package's own files.
+    execFileSync("sh", ["-c", `git ls-files -z --cached --others --exclude-standard -- go.mod go.sum '*.go' internal wasm js/package.json js/index.js js/src | xargs -0 -I{} cp --parents {} "${dir}"`], { cwd: ROOT, stdio: "inherit" });
+  }
+  const out = path.join(js, "mcplive.wasm");
+  execFileSync(GO, ["build", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
+    cwd: dir,
+    stdio: "inherit",
+    env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
+  });
+  fs.chmodSync(out, 0o644);
+  const goroot = execFileSync(GO, ["env", "GOROOT"], { encoding: "utf8" }).trim();
+  fs.copyFileSync(path.join(goroot, "lib", "wasm", "wasm_exec.js"), path.join(js, "wasm_exec.js"));
+  log(`built ${name} (${rev ? sha.slice(0, 12) : "working tree"}) in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+  return { dir: js, rev: sha || `${git("rev-parse", "HEAD")}+working tree` };
+}
+
+// wasmSizes measures a package's wasm: raw, gzip -9, brotli (as build.sh).
+function wasmSizes(dir) {
+  const b = fs.readFileSync(path.join(dir, "mcplive.wasm"));
+  return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length, brotli: brotli(b) };
+}
+
+// The TS SDK bundles: src/<name>.js → dist/<name>.js.
+const BUNDLES = ["ts-sdk", "ts-sdk-http", "ts-sdk2-http"];
+
 async function bundleTS() {
-  const outfile = path.join(BENCH, "dist", "ts-sdk.js");
   await esbuild.build({
-    entryPoints: [path.join(BENCH, "src", "ts-sdk.js")],
+    entryPoints: BUNDLES.map((b) => path.join(BENCH, "src", `${b}.js`)),
     bundle: true,
     minify: true,
     format: "esm",
     platform: "browser",
     target: "es2022",
-    outfile,
+    outdir: path.join(BENCH, "dist"),
     logLevel: "warning",
   });
-  return outfile;
 }
 
 async function startServer() {
   const bin = path.join(BENCH, ".bin", "bench-server");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
-  execFileSync(process.env.GO || "go", ["build", "-o", bin, "./bench/server"], { cwd: ROOT, stdio: "inherit" });
-  const proc = spawn(bin, ["-js", JS, "-pages", path.join(BENCH, "pages"), "-dist", path.join(BENCH, "dist")], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  execFileSync(GO, ["build", "-o", bin, "./bench/server"], { cwd: ROOT, stdio: "inherit" });
+  const args = ["-js", PKG.mcplive.dir, "-pages", path.join(BENCH, "pages"), "-dist", path.join(BENCH, "dist")];
+  if (PKG.before) args.push("-js-before", PKG.before.dir);
+  const proc = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
   const rl = createInterface({ input: proc.stdout });
   const line = await new Promise((resolve, reject) => {
     rl.once("line", resolve);
@@ -136,6 +230,10 @@ async function startServer() {
   const { url } = JSON.parse(line);
   return { proc, url };
 }
+
+// PKG: the mcplive packages under test: { mcplive, before? }, each
+// { dir, rev }.
+let PKG;
 
 // ---------- pages ----------
 
@@ -159,11 +257,14 @@ let labels = 0;
 async function open(client, { track } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const label = `${client.id}-${++labels}`;
+  const label = `${client.id.replace(":", "-")}-${++labels}`;
   const errors = [];
   page.on("pageerror", (e) => errors.push(e));
+  // The 404 of a 2025-11-25 HTTP server to mcplive's server/discover probe
+  // is expected (see the server's era parameter).
+  const probe404 = client.page.includes("transport=http&era=2025-11-25");
   page.on("console", (m) => {
-    if (m.type() === "error") log(`[${label}] console: ${m.text()}`);
+    if (m.type() === "error" && !(probe404 && m.text().includes("status of 404"))) log(`[${label}] console: ${m.text()}`);
   });
   const urls = [];
   if (track) page.on("response", (r) => urls.push(r.url()));
@@ -172,6 +273,7 @@ async function open(client, { track } = {}) {
   try {
     await page.waitForFunction(() => globalThis.bench?.ready, null, { timeout: 60000 });
     const ready = await page.evaluate(() => globalThis.bench.ready);
+    negotiated[client.id] ??= ready.protocolVersion;
     return { client, context, page, label, ready, urls, errors };
   } catch (e) {
     await context.close();
@@ -205,7 +307,10 @@ async function heap(s) {
 
 // ---------- workloads ----------
 
+// results[section][workload][client key]; negotiated[client id]: the
+// protocol revision its first page reported.
 const results = {};
+const negotiated = {};
 const failures = [];
 
 function failed(workload, client, e) {
@@ -215,36 +320,36 @@ function failed(workload, client, e) {
   return msg;
 }
 
-async function workloadLatency(clients) {
+// Every workload takes one section and returns its results by client key.
+
+async function workloadLatency(sec) {
   const { base, samples, batch, warmup } = CFG.latency;
-  log(`1. change → list latency: ${samples} samples per client, list of ${base} tools`);
+  log(`1. [${sec.id}] change → list latency: ${samples} samples per client, list of ${base} tools`);
   await control("set-tools", { n: base });
   const sessions = {};
-  for (const c of clients) sessions[c.id] = await open(c);
-  let out;
   try {
-    out = await changes("latency", clients, sessions, { samples, batch, warmup, timeoutMs: 10000 });
+    for (const c of sec.clients) sessions[c.id] = await open(c);
+    return { base, ...(await changes("latency", sec.clients, sessions, { samples, batch, warmup, timeoutMs: 10000 })) };
   } finally {
     for (const s of Object.values(sessions)) await closeSession(s);
   }
-  results.latency = { base, ...out };
 }
 
 // changes times single changes (bench.latency), warm-up first, then
 // alternating batches; per client: e2e and notified samples and their stats.
 async function changes(workload, clients, sessions, { samples, batch, warmup, timeoutMs }) {
-  const out = Object.fromEntries(clients.map((c) => [c.id, { e2e: [], notified: [] }]));
+  const out = Object.fromEntries(clients.map((c) => [c.key, { e2e: [], notified: [] }]));
   const run = (c, n, prefix) =>
     sessions[c.id].page.evaluate(([n, p, t]) => bench.latency(n, p, t), [n, prefix, timeoutMs]);
-  for (const c of clients) await run(c, warmup, `warm-${c.id}-${labels}`);
+  for (const c of clients) await run(c, warmup, `warm-${sessions[c.id].label}`);
   await alternate(clients, Math.ceil(samples / batch), async (c, r) => {
-    if (out[c.id].error) return;
+    if (out[c.key].error) return;
     try {
-      const { e2e, notified } = await run(c, batch, `${workload.split(" ")[0]}-${c.id}-${labels}-${r}`);
-      out[c.id].e2e.push(...e2e);
-      out[c.id].notified.push(...notified);
+      const { e2e, notified } = await run(c, batch, `${workload.split(" ")[0]}-${sessions[c.id].label}-${r}`);
+      out[c.key].e2e.push(...e2e);
+      out[c.key].notified.push(...notified);
     } catch (e) {
-      out[c.id].error = failed(workload, c.id, e);
+      out[c.key].error = failed(workload, c.id, e);
     }
   });
   for (const o of Object.values(out)) {
@@ -254,25 +359,25 @@ async function changes(workload, clients, sessions, { samples, batch, warmup, ti
   return out;
 }
 
-async function workloadBurst(clients) {
+async function workloadBurst(sec) {
   const { k, m, runs } = CFG.burst;
-  log(`2. burst of ${k} changes on a list of ${m} tools: ${runs} runs per client`);
+  log(`2. [${sec.id}] burst of ${k} changes on a list of ${m} tools: ${runs} runs per client`);
   await control("set-tools", { n: m });
   const sessions = {};
-  for (const c of clients) sessions[c.id] = await open(c);
-  const out = Object.fromEntries(clients.map((c) => [c.id, { ms: [], lists: [], e2e: [], changeMs: [], notifyMs: [] }]));
+  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { ms: [], lists: [], e2e: [], changeMs: [], notifyMs: [] }]));
   try {
-    for (const c of clients) {
-      await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [Math.min(k, 50), m, `warm-${c.id}`]);
+    for (const c of sec.clients) sessions[c.id] = await open(c);
+    for (const c of sec.clients) {
+      await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [Math.min(k, 50), m, `warm-${c.key}`]);
     }
-    await alternate(clients, runs, async (c, r) => {
-      if (out[c.id].error) return;
+    await alternate(sec.clients, runs, async (c, r) => {
+      if (out[c.key].error) return;
       try {
-        const res = await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [k, m, `b${r}-${c.id}`]);
-        out[c.id].ms.push(res.ms);
-        for (const k of ["lists", "e2e", "changeMs", "notifyMs"]) out[c.id][k].push(res[k]);
+        const res = await sessions[c.id].page.evaluate(([k, m, t]) => bench.burst(k, m, m, t), [k, m, `b${r}-${c.key}`]);
+        out[c.key].ms.push(res.ms);
+        for (const k of ["lists", "e2e", "changeMs", "notifyMs"]) out[c.key][k].push(res[k]);
       } catch (e) {
-        out[c.id].error = failed("burst", c.id, e);
+        out[c.key].error = failed("burst", c.id, e);
       }
     });
   } finally {
@@ -284,60 +389,71 @@ async function workloadBurst(clients) {
     o.e2eStats = stats(o.e2e);
     o.notifyMsStats = stats(o.notifyMs);
   }
-  results.burst = { k, m, ...out };
+  return { k, m, ...out };
 }
 
-async function workloadBig(clients) {
+async function workloadBig(sec) {
   const { n, samples, batch, warmup } = CFG.big;
-  log(`3. big list: ${n} tools in pages of 100, ${samples} changes per client`);
+  log(`3. [${sec.id}] big list: ${n} tools in pages of 100, ${samples} changes per client`);
   await control("set-tools", { n });
-  const walking = clients.filter((c) => c.id !== "ts-auto");
+  // 1.x's auto-refresh lists the first page only: it is shown, not timed.
+  const firstPageOnly = (c) => c.auto && !c.page.includes("sdk=2");
+  const out = {};
+  const walking = [];
   const sessions = {};
-  let out;
   try {
-    for (const c of walking) sessions[c.id] = await open(c);
-    out = await changes("big list", walking, sessions, { samples, batch, warmup, timeoutMs: 60000 });
+    for (const c of sec.clients.filter((c) => !firstPageOnly(c))) {
+      try {
+        sessions[c.id] = await open(c);
+        walking.push(c);
+      } catch (e) {
+        // 2.x: its listTools() (the app's first list, and its own
+        // auto-refresh) refuses more than 64 pages by default.
+        out[c.key] = { note: `it cannot list them: ${String(e.message ?? e).replace(/^.*?page did not connect: (page\.waitForFunction: )?/, "").split("\n")[0].slice(0, 160)}`, failedToOpen: true };
+      }
+    }
+    Object.assign(out, await changes("big list", walking, sessions, { samples, batch, warmup, timeoutMs: 60000 }));
   } finally {
     for (const s of Object.values(sessions)) await closeSession(s);
   }
 
-  // The SDK's auto-refresh calls listTools() once: show what its
-  // application sees after one change instead of timing it.
-  const auto = clients.find((c) => c.id === "ts-auto");
-  if (auto) {
-    const s = await open(auto);
+  for (const auto of sec.clients.filter(firstPageOnly)) {
+    let s;
     try {
-      await s.page.evaluate(() => bench.latency(1, "big-auto", 10000));
+      s = await open(auto);
+      const t = await s.page.evaluate(() => bench.latency(1, "big-auto", 10000).then(() => null, (e) => e.message));
       const after = await s.page.evaluate(() => bench.count);
       const { tools } = await control("counts");
-      out[auto.id] = {
+      out[auto.key] = {
         itemsAfterChange: after,
         serverTools: tools,
-        note: `its list holds ${after.toLocaleString("en")} of the server's ${tools.toLocaleString("en")} tools after a change (it lists the first page only)`,
+        note: t
+          ? `its list did not show the change: ${t}`
+          : `its list holds ${after.toLocaleString("en")} of the server's ${tools.toLocaleString("en")} tools after a change (it lists the first page only)`,
       };
     } catch (e) {
-      out[auto.id] = { error: failed("big list", auto.id, e) };
+      out[auto.key] = { error: failed("big list", auto.id, e) };
     } finally {
-      await closeSession(s);
+      if (s) await closeSession(s);
     }
   }
-  results.big = { n, ...out };
+  return { n, ...out };
 }
 
-async function workloadCold(clients) {
+async function workloadCold(sec) {
   const { samples, base } = CFG.cold;
-  log(`4. cold start: ${samples} page loads per client`);
+  log(`4. [${sec.id}] cold start: ${samples} page loads per client`);
   await control("set-tools", { n: base });
-  const out = Object.fromEntries(clients.map((c) => [c.id, { samples: [], files: null }]));
-  await alternate(clients, samples, async (c) => {
-    if (out[c.id].error) return;
+  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { samples: [], files: null }]));
+  await alternate(sec.clients, samples, async (c) => {
+    if (out[c.key].error) return;
     try {
-      const s = await open(c, { track: !out[c.id].files });
-      out[c.id].samples.push(s.ready.firstList);
-      if (!out[c.id].files) out[c.id].files = s.urls;
+      const s = await open(c, { track: !out[c.key].files });
+      out[c.key].samples.push(s.ready.firstList);
+      if (!out[c.key].files) out[c.key].files = s.urls;
       await closeSession(s);
     } catch (e) {
-      out[c.id].error = failed("cold start", c.id, e);
+      out[c.key].error = failed("cold start", c.id, e);
     }
   });
   for (const o of Object.values(out)) {
@@ -345,19 +461,19 @@ async function workloadCold(clients) {
     o.bytes = o.files ? shipped(o.files) : null;
     delete o.files;
   }
-  results.cold = { base, ...out };
+  return { base, ...out };
 }
 
 // shipped adds up the client library files a page downloaded (not the page
-// and the harness): raw (as served; the TS bundle is minified) and brotli.
+// and the harness): raw (as served; the TS bundles are minified) and brotli.
 function shipped(urls) {
   const files = [];
+  const roots = { "/mcplive/": PKG.mcplive.dir, "/mcplive-before/": PKG.before?.dir, "/dist/": path.join(BENCH, "dist") };
   for (const u of new Set(urls)) {
     const p = new URL(u).pathname;
-    let f;
-    if (p.startsWith("/mcplive/")) f = path.join(JS, p.slice("/mcplive/".length));
-    else if (p.startsWith("/dist/")) f = path.join(BENCH, "dist", p.slice("/dist/".length));
-    else continue;
+    const prefix = Object.keys(roots).find((r) => p.startsWith(r) && roots[r]);
+    if (!prefix) continue;
+    const f = path.join(roots[prefix], p.slice(prefix.length));
     const b = fs.readFileSync(f);
     files.push({ file: path.relative(ROOT, f), raw: b.length, brotli: brotli(b) });
   }
@@ -365,27 +481,29 @@ function shipped(urls) {
   return { raw: sum("raw"), brotli: sum("brotli"), files };
 }
 
-async function workloadMemory(clients) {
+async function workloadMemory(sec) {
   const { total, batch, m } = CFG.memory;
-  log(`5. memory after ${total} changes (bursts of ${batch} on ${m} tools)`);
+  log(`5. [${sec.id}] memory after ${total} changes (bursts of ${batch} on ${m} tools)`);
   await control("set-tools", { n: m });
   const out = {};
-  await alternate(clients, 1, async (c) => {
+  await alternate(sec.clients, 1, async (c) => {
     try {
       const s = await open(c);
       try {
         const before = await heap(s);
-        const ms = await s.page.evaluate(([t, b, m, tag]) => bench.churn(t, b, m, m, tag), [total, batch, m, `mem-${c.id}`]);
-        out[c.id] = { before, after: await heap(s), ms };
+        const ms = await s.page.evaluate(([t, b, m, tag]) => bench.churn(t, b, m, m, tag), [total, batch, m, `mem-${c.key}`]);
+        out[c.key] = { before, after: await heap(s), ms };
       } finally {
         await closeSession(s);
       }
     } catch (e) {
-      out[c.id] = { error: failed("memory", c.id, e) };
+      out[c.key] = { error: failed("memory", c.id, e) };
     }
   });
-  results.memory = { total, batch, m, ...out };
+  return { total, batch, m, ...out };
 }
+
+const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory };
 
 // ---------- report ----------
 
@@ -398,53 +516,54 @@ const ratio = (a, b) => {
 };
 const msCell = (o) => (o?.error ? "failed" : o?.stats ? `${fmtMs(o.stats.median)} / ${fmtMs(o.stats.p95)}` : "–");
 
-function table(ids) {
-  const has = (id) => ids.includes(id);
+// short names the ratio columns use.
+const SHORT = { "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list" };
+
+function table(sec) {
+  const R = results[sec.id] ?? {};
+  const keys = sec.clients.map((c) => c.key);
+  const others = keys.filter((k) => k !== "mcplive");
   const rows = [];
   const row = (name, cell, val) => {
-    const v = (id) => (has(id) ? val(id) : null);
-    rows.push([
-      name,
-      ...["mcplive", "ts-auto", "ts-relist"].map((id) => (has(id) ? cell(id) : "–")),
-      ratio(v("mcplive"), v("ts-auto")),
-      ratio(v("mcplive"), v("ts-relist")),
-    ]);
+    rows.push([name, ...keys.map((k) => cell(k)), ...others.map((k) => ratio(val("mcplive"), val(k)))]);
   };
-  const L = results.latency, B = results.burst, G = results.big, C = results.cold, M = results.memory;
+  const L = R.latency, B = R.burst, G = R.big, C = R.cold, M = R.memory;
   if (L) {
-    const n = Math.min(...ids.map((id) => L[id]?.stats?.n ?? 0));
-    const nl = (id) => ({ error: L[id]?.error, stats: L[id]?.notifiedStats });
-    row(`1. change → list, ms, from the list_changed frame's arrival in the page (median / p95; ${n} samples each)`, (id) => msCell(nl(id)), (id) => L[id]?.notifiedStats?.median);
-    row("1. change → list, ms, from the page's change request (adds one loopback HTTP request)", (id) => msCell(L[id]), (id) => L[id]?.stats?.median);
+    const n = Math.min(...keys.map((k) => L[k]?.stats?.n ?? 0));
+    const nl = (k) => ({ error: L[k]?.error, stats: L[k]?.notifiedStats });
+    row(`1. change → list, ms, from the list_changed's arrival in the page (median / p95; ${n} samples each)`, (k) => msCell(nl(k)), (k) => L[k]?.notifiedStats?.median);
+    row("1. change → list, ms, from the page's change request (adds one loopback HTTP request)", (k) => msCell(L[k]), (k) => L[k]?.stats?.median);
   }
   if (B) {
-    row(`2. burst of ${B.k}: tools/list requests (median)`, (id) => (B[id]?.error ? "failed" : B[id]?.listStats ? String(B[id].listStats.median) : "–"), (id) => B[id]?.listStats?.median);
-    row(`2. burst of ${B.k}: ms from the first notification until the final list (median / p95)`, (id) => msCell(B[id]), (id) => B[id]?.stats?.median);
+    row(`2. burst of ${B.k}: tools/list requests (median)`, (k) => (B[k]?.error ? "failed" : B[k]?.listStats ? String(B[k].listStats.median) : "–"), (k) => B[k]?.listStats?.median);
+    row(`2. burst of ${B.k}: ms from the first notification until the final list (median / p95)`, (k) => msCell(B[k]), (k) => B[k]?.stats?.median);
   }
   if (G) {
-    const nl = (id) => ({ error: G[id]?.error, stats: G[id]?.notifiedStats });
-    row(`3. ${G.n.toLocaleString("en")} tools, pages of 100: change → full list, ms (median / p95)`, (id) => (G[id]?.note ? `n/a: ${G[id].note}` : msCell(nl(id))), (id) => G[id]?.notifiedStats?.median);
+    const nl = (k) => ({ error: G[k]?.error, stats: G[k]?.notifiedStats });
+    row(`3. ${G.n.toLocaleString("en")} tools, pages of 100: change → full list, ms (median / p95)`, (k) => (G[k]?.note ? `n/a: ${G[k].note}` : msCell(nl(k))), (k) => G[k]?.notifiedStats?.median);
   }
   if (C) {
-    row("4. cold start: page load → first synced list, ms (median / p95)", (id) => msCell(C[id]), (id) => C[id]?.stats?.median);
-    row(`4. bytes shipped, brotli -q ${BROTLI_QUALITY} (raw)`, (id) => (C[id]?.bytes ? `${fmtB(C[id].bytes.brotli)} (${fmtB(C[id].bytes.raw)})` : "–"), (id) => C[id]?.bytes?.brotli);
+    row("4. cold start: page load → first synced list, ms (median / p95)", (k) => msCell(C[k]), (k) => C[k]?.stats?.median);
+    row(`4. bytes shipped, brotli -q ${BROTLI_QUALITY} (raw)`, (k) => (C[k]?.bytes ? `${fmtB(C[k].bytes.brotli)} (${fmtB(C[k].bytes.raw)})` : "–"), (k) => C[k]?.bytes?.brotli);
   }
   if (M) {
-    row(`5. memory after ${M.total.toLocaleString("en")} changes: JS heap + wasm memory`, (id) => {
-      const a = M[id]?.after;
-      if (M[id]?.error) return "failed";
+    row(`5. memory after ${M.total.toLocaleString("en")} changes: JS heap + wasm memory`, (k) => {
+      const a = M[k]?.after;
+      if (M[k]?.error) return "failed";
       if (!a) return "–";
       return a.wasm ? `${fmtB(a.total)} (JS ${fmtB(a.js)} + wasm ${fmtB(a.wasm)})` : fmtB(a.total);
-    }, (id) => M[id]?.after?.total);
+    }, (k) => M[k]?.after?.total);
   }
-  const head = ["workload", "mcplive", "TS SDK, auto-refresh (default)", "TS SDK, re-list every notification", "mcplive / TS auto", "mcplive / TS re-list"];
+  const head = ["workload", ...sec.clients.map((c) => c.name), ...others.map((k) => `mcplive / ${SHORT[k]}`)];
   const line = (cells) => `| ${cells.join(" | ")} |`;
   return [line(head), line(head.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
-// aims checks the targets of issue 7 (measured, never asserted).
+// aims checks the targets of issue 7 on the WebSocket section (measured,
+// never asserted).
 function aims() {
-  const L = results.latency, B = results.burst, G = results.big;
+  const R = results.ws ?? {};
+  const L = R.latency, B = R.burst, G = R.big;
   const med = (o) => o?.stats?.median;
   const lines = [];
   const aim = (text, ok, got) => lines.push(`- ${ok == null ? "not measured" : ok ? "met" : "missed"}: ${text} (${got})`);
@@ -470,28 +589,33 @@ function aims() {
   return lines;
 }
 
-function markdown(meta, ids) {
+const fmtSizes = (z) => `${fmtB(z.raw)} raw, ${fmtB(z.gzip)} gzip -9, ${fmtB(z.brotli)} brotli -q ${BROTLI_QUALITY}`;
+
+function markdown(meta) {
   const v = meta.versions;
-  const B = results.burst, M = results.memory, G = results.big;
+  const first = (w) => Object.values(results).map((r) => r[w]).find(Boolean);
+  const B = first("burst"), M = first("memory"), G = first("big");
+  const sizes = meta.wasm;
+  const revs = (sec) => sec.clients.map((c) => `${c.name} ${negotiated[c.id] ?? "?"}`).join(", ");
   return [
     `Run of ${meta.date.slice(0, 16).replace("T", " ")} UTC on ${meta.machine.cpuModel} (${meta.machine.cpus} cores, ${(meta.machine.memory / 2 ** 30).toFixed(0)} GiB, ${meta.machine.platform} ${meta.machine.release}): ` +
-      `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, mcplive ${v.mcplive}; ` +
-      `server: go-sdk ${v.goSdk} over WebSocket on loopback; 1-minute load average ${meta.machine.loadavgAtStart[0].toFixed(1)} at start, ${meta.machine.loadavgAtEnd[0].toFixed(1)} at the end. Cells: median / p95. Ratio: mcplive / TS SDK on the medians (below 1: mcplive is faster or smaller).`,
+      `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, @modelcontextprotocol/client ${v.sdk2}, mcplive ${v.mcplive}${v.mcpliveBefore ? `, mcplive@before ${v.mcpliveBefore}` : ""}; ` +
+      `server: go-sdk ${v.goSdk} on loopback (WebSocket through mcpws, Streamable HTTP through its own handler); 1-minute load average ${meta.machine.loadavgAtStart[0].toFixed(1)} at start, ${meta.machine.loadavgAtEnd[0].toFixed(1)} at the end. Cells: median / p95. Ratio: mcplive / the other client on the medians (below 1: mcplive is faster or smaller).`,
     "",
-    table(ids),
+    `The wasm: mcplive ${fmtSizes(sizes.mcplive)}${sizes.before ? `; mcplive@before ${fmtSizes(sizes.before)}` : ""}.`,
     "",
+    ...SECTIONS.flatMap((sec) => (results[sec.id] ? [`### ${sec.title}`, "", `Negotiated: ${revs(sec)}.`, "", table(sec), ""] : [])),
     "How it is measured (bench/run.mjs, bench/server, bench/pages):",
-    "- Every client runs in its own browser context of one headless Chromium and renders nothing; \"its list\" is what the application code receives: mcplive's `client.tools.subscribe`, the TS SDK's `onChanged` callback (auto-refresh: `listChanged: { tools: { onChanged } }`, defaults: 300 ms debounce, one `listTools()` call), or the app's own walk of every page on each notification (re-list mode; the newest-started walk wins).",
-    "- The server sends exactly one `notifications/tools/list_changed` per change, at once (the go-sdk's own, 10 ms debounced notification is replaced, see bench/server). The clients take turns, in rotating order, on the same server.",
-    "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification frame reaches the page (a listener registered before the client's own), and from the page's control request (one more loopback HTTP request, the same for every client).",
+    "- Every client runs in its own browser context of one headless Chromium and renders nothing; \"its list\" is what the application code receives: mcplive's `client.tools.subscribe`, the TS SDK's `onChanged` callback (auto-refresh: `listChanged: { tools: { onChanged } }`, defaults: 300 ms debounce, then one `listTools()` call: the first page in 1.x, every page up to 64 in 2.x), or the app's own re-list of every page on each notification (re-list mode; the newest-started walk wins; 2.x: `listTools()` with `listMaxPages: 0`, and `client.listen()` on a 2026-07-28 connection).",
+    "- One server for every client: go-sdk, 100 tools per page. It sends exactly one `notifications/tools/list_changed` per change, at once (the go-sdk's own, 10 ms debounced notification is replaced, see bench/server): a frame on each WebSocket; over HTTP through the go-sdk's own sending path, on the session's GET stream (2025-11-25) or on the `subscriptions/listen` stream with its subscription id (2026-07-28). The clients of a section take turns, in rotating order.",
+    "- Protocol revision: the 2025-11-25 sections connect with `?era=2025-11-25`, on which the server answers `server/discover` with method not found, as a 2025-11-25 server does; mcplive, which tries 2026-07-28 first (its JS API has no option to pin a revision), then falls back to `initialize`: one more round trip at connect. The TS SDK 1.x speaks 2025-11-25 only; 2.x is given `versionNegotiation: { mode: \"auto\" }`.",
+    "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification reaches the page (WebSocket: a message listener registered before the client's own; HTTP: the chunk of the event stream that holds it, seen by a pass-through stream that fetch's answer is given before the client reads it), and from the page's control request (one more loopback HTTP request, the same for every client).",
     B ? `- 2: the server makes ${B.k} changes to a list of ${B.m} tools, then sends the ${B.k} notifications back to back (as a server that changes its tools in a loop does); timed from the first notification's arrival; requests counted by the server.` : "",
-    G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the frame's arrival.` : "",
-    `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (the TS SDK: \`Client\` + \`WebSocketClientTransport\` bundled and minified with esbuild).`,
+    G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
+    first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (the TS SDKs: \`Client\` + the transport bundled and minified with esbuild).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
     "",
-    "Against the aims of issue 7 (measured, never asserted):",
-    ...aims(),
-    "",
+    ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),
   ].filter((l, i, a) => l !== "" || a[i - 1] !== "").join("\n");
 }
 
@@ -504,30 +628,47 @@ function versions(browserVersion) {
       return "unknown";
     }
   };
-  const goSdk = run(process.env.GO || "go", ["list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk"]);
-  let mcplive = "unknown";
-  try {
-    mcplive = `${read(path.join(JS, "package.json")).version} (${run("git", ["rev-parse", "--short", "HEAD"])}${run("git", ["status", "--porcelain", "--", "js", "wasm", "*.go"]) ? ", uncommitted changes" : ""})`;
-  } catch {}
+  const goSdk = run(GO, ["list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk"]);
+  const pkgVersion = (p) => {
+    try {
+      return `${read(path.join(p.dir, "package.json")).version} (${p.rev.slice(0, 7)}${p.rev.includes("working tree") ? ", working tree" : ""})`;
+    } catch {
+      return "unknown";
+    }
+  };
   return {
-    go: run(process.env.GO || "go", ["env", "GOVERSION"]).replace(/^go/, ""),
+    go: run(GO, ["env", "GOVERSION"]).replace(/^go/, ""),
     node: process.versions.node,
     chromium: browserVersion,
     sdk: read(path.join(BENCH, "node_modules/@modelcontextprotocol/sdk/package.json")).version,
+    sdk2: read(path.join(BENCH, "node_modules/@modelcontextprotocol/client/package.json")).version,
     playwright: read(path.join(BENCH, "node_modules/playwright-core/package.json")).version,
     esbuild: esbuild.version,
     goSdk,
-    mcplive,
+    mcplive: pkgVersion(PKG.mcplive),
+    mcpliveBefore: PKG.before ? pkgVersion(PKG.before) : undefined,
   };
 }
 
 // ---------- main ----------
 
 async function main() {
-  const missing = mcpliveMissing();
-  if (missing.length) throw new Error(`the npm package in js/ is incomplete (missing ${missing.join(", ")}): run ./build.sh first`);
-  const clients = CLIENTS;
   const t0 = Date.now();
+  PKG = {};
+  if (AFTER || !SMOKE) {
+    PKG.mcplive = buildPackage("after", AFTER);
+  } else {
+    const missing = mcpliveMissing(JS);
+    if (missing.length) throw new Error(`the npm package in js/ is incomplete (missing ${missing.join(", ")}): run ./build.sh first`);
+    let rev = "unknown";
+    try {
+      rev = `${git("rev-parse", "HEAD")}+working tree`;
+    } catch {}
+    PKG.mcplive = { dir: JS, rev };
+  }
+  if (BEFORE) PKG.before = buildPackage("before", BEFORE);
+  const wasm = { mcplive: wasmSizes(PKG.mcplive.dir), before: PKG.before ? wasmSizes(PKG.before.dir) : undefined };
+  log(`wasm: mcplive ${fmtSizes(wasm.mcplive)}${wasm.before ? `; mcplive@before ${fmtSizes(wasm.before)}` : ""}`);
   await bundleTS();
   server = await startServer();
   log(`setup: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -538,12 +679,14 @@ async function main() {
     args: CHROMIUM_FLAGS,
   });
   try {
-    const phases = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory };
-    for (const [name, fn] of Object.entries(phases)) {
+    for (const [name, fn] of Object.entries(WORKLOADS)) {
       if (!want(name)) continue;
-      const t = Date.now();
-      await fn(clients);
-      log(`   ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      for (const sec of SECTIONS) {
+        if (!sec.workloads.includes(name)) continue;
+        const t = Date.now();
+        (results[sec.id] ??= {})[name] = await fn(sec);
+        log(`   ${sec.id} ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      }
     }
     const meta = {
       date: new Date().toISOString(),
@@ -560,11 +703,13 @@ async function main() {
         loadavgAtEnd: os.loadavg(),
       },
       versions: versions(browser.version()),
+      wasm,
       config: CFG,
+      sections: SECTIONS.map((s) => ({ id: s.id, title: s.title, clients: s.clients.map(({ key, name, page }) => ({ key, name, page, negotiated: negotiated[`${s.id}:${key}`] ?? null })) })),
     };
-    const md = markdown(meta, clients.map((c) => c.id));
+    const md = markdown(meta);
     console.log(md);
-    if (!SMOKE && ONLY.length === 0) {
+    if (!SMOKE && ONLY.length === 0 && SECTIONS_WANTED.length === 0) {
       const dir = path.join(BENCH, "results");
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `${meta.date.slice(0, 10)}.json`);

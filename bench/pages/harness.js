@@ -11,11 +11,20 @@
 
 const params = new URL(location.href).searchParams;
 const label = params.get("label") || "anon";
-const wsURL = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mcp?label=${encodeURIComponent(label)}`;
+// ?transport=ws (default) or http: the same /mcp over WebSocket or Streamable
+// HTTP. ?era=2025-11-25 makes the server refuse 2026-07-28 on this
+// connection (server/discover: method not found), as a 2025-11-25 server does.
+const transport = params.get("transport") || "ws";
+const era = params.get("era") || "";
+const query = `label=${encodeURIComponent(label)}${era ? `&era=${encodeURIComponent(era)}` : ""}`;
+const mcpURL = transport === "http"
+  ? `${location.origin}/mcp?${query}`
+  : `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mcp?${query}`;
 
 // app is the application's view of the tool list.
 const app = {
   items: [],
+  errors: [], // what the client reported instead of a list (auto-refresh failures)
   waiters: new Set(),
   setList(items) {
     const t = performance.now();
@@ -63,6 +72,7 @@ const bench = {
   label,
   ready: null, // Promise<{ firstList }> set by start
   get count() { return app.items.length; },
+  get errors() { return app.errors.slice(); },
 
   // latency adds n tools one after the other (each replacing the previous
   // one added here, so the list keeps its size) and returns, per change,
@@ -150,15 +160,16 @@ const bench = {
   close: async () => {},
 };
 
-// start connects through adapter.connect(wsURL, app) and records the time
-// of the first synced list (from navigation start).
+// start connects through adapter.connect(mcpURL, app) and records the time
+// of the first synced list (from navigation start). adapter.protocolVersion
+// (client) names the revision the client negotiated.
 export function start(adapter) {
   globalThis.bench = bench;
   bench.ready = (async () => {
-    const client = await adapter.connect(wsURL, app);
+    const client = await adapter.connect(mcpURL, app);
     const firstList = performance.now();
     bench.close = () => client.close();
-    return { firstList, tools: app.items.length };
+    return { firstList, tools: app.items.length, protocolVersion: adapter.protocolVersion?.(client) ?? null };
   })();
   bench.ready.catch((e) => console.error("bench: connect failed:", e));
 }

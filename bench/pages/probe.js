@@ -5,8 +5,10 @@
 //    heap) whatever the loader does;
 //  - timestamps the arrival of each notifications/tools/list_changed frame on
 //    any WebSocket (its listener is registered in the constructor, so it runs
-//    before the client's own), so that a change can also be timed from the
-//    moment the client could first react to it.
+//    before the client's own), or in any event-stream body that fetch
+//    delivers (Streamable HTTP: the body is passed through a stream that
+//    looks at each chunk before the client reads it), so that a change can
+//    also be timed from the moment the client could first react to it.
 globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0 };
 
 const keep = (result) => {
@@ -21,15 +23,40 @@ for (const fn of ["instantiate", "instantiateStreaming"]) {
   if (orig) WebAssembly[fn] = (...args) => orig.apply(WebAssembly, args).then(keep);
 }
 
+const NOTE = '"notifications/tools/list_changed"';
+
+function stamp() {
+  __benchProbe.notified = performance.now();
+  if (!__benchProbe.firstNotified) __benchProbe.firstNotified = __benchProbe.notified;
+}
+
 const NativeWebSocket = WebSocket;
 globalThis.WebSocket = class WebSocket extends NativeWebSocket {
   constructor(...args) {
     super(...args);
     this.addEventListener("message", (e) => {
-      if (typeof e.data === "string" && e.data.length < 200 && e.data.includes('"notifications/tools/list_changed"')) {
-        __benchProbe.notified = performance.now();
-        if (!__benchProbe.firstNotified) __benchProbe.firstNotified = __benchProbe.notified;
-      }
+      if (typeof e.data === "string" && e.data.length < 200 && e.data.includes(NOTE)) stamp();
     });
   }
+};
+
+// Every fetch whose answer is an event stream gets its body through a
+// TransformStream that stamps a chunk holding a list_changed (the end of
+// the previous chunk is kept, so a name split across chunks is seen too).
+// The same hop for every client; status and headers are kept.
+const nativeFetch = globalThis.fetch;
+globalThis.fetch = async function fetch(...args) {
+  const res = await nativeFetch.apply(this, args);
+  if (!res.body || !(res.headers.get("content-type") || "").startsWith("text/event-stream")) return res;
+  const decoder = new TextDecoder();
+  let tail = "";
+  const body = res.body.pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      const text = tail + decoder.decode(chunk, { stream: true });
+      if (text.includes(NOTE)) stamp();
+      tail = text.slice(1 - NOTE.length);
+      out.enqueue(chunk);
+    },
+  }));
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 };

@@ -1,8 +1,9 @@
 // Command server is the benchmark server of bench/run.mjs: one official go-sdk
-// MCP server (github.com/modelcontextprotocol/go-sdk) served over WebSocket,
-// the static files of the benchmark pages, and an HTTP control API that
-// changes the tool list while mcplive and the official TypeScript SDK client
-// watch it in headless Chromium.
+// MCP server (github.com/modelcontextprotocol/go-sdk) served over WebSocket
+// and Streamable HTTP (go-sdk's own handler) on the same /mcp, the static
+// files of the benchmark pages, and an HTTP control API that changes the
+// tool list while mcplive and the official TypeScript SDK clients watch it
+// in headless Chromium.
 //
 // It listens on -addr (default 127.0.0.1:0) and prints one JSON line on
 // stdout once it serves: {"url":"http://host:port","ws":"ws://host:port/mcp"}.
@@ -11,9 +12,17 @@
 //
 // # Routes
 //
-//	/mcp?label=L        MCP over WebSocket (subprotocol "mcp"); L names the
-//	                    connection for targeted notifications and counters
+//	/mcp?label=L&era=E  MCP over WebSocket (subprotocol "mcp") or, without an
+//	                    Upgrade header, Streamable HTTP (http.go); L names the
+//	                    connection for targeted notifications and counters;
+//	                    era=2025-11-25 makes the server answer server/discover
+//	                    as a 2025-11-25 server does (method not found), so that
+//	                    a client that tries 2026-07-28 first falls back;
+//	                    over HTTP era=2026-07-28 selects the go-sdk's
+//	                    stateless handler, the one that speaks it (http.go)
 //	/mcplive/…          the npm package mcplive (-js, the repo's js/ folder)
+//	/mcplive-before/…   another build of it (-js-before, optional: bench/run.mjs
+//	                    builds it from an older commit for before/after rows)
 //	/pages/…            the benchmark pages (-pages)
 //	/dist/…             the bundled TypeScript SDK client (-dist)
 //
@@ -50,8 +59,14 @@
 // tools/list_changed is dropped by a sending middleware, so each change
 // gives exactly one notification.
 //
-// tools/list requests are counted per connection by a receiving middleware
-// on the go-sdk server.
+// Over Streamable HTTP the same holds: the go-sdk's delayed notification is
+// dropped, and each change is sent at once to every HTTP session (2025-11-25:
+// on its GET event stream) and every subscriptions/listen stream
+// (2026-07-28, stamped with its subscription id) through the go-sdk's own
+// sending path (see http.go).
+//
+// tools/list requests are counted per connection label by a receiving
+// middleware on the go-sdk server.
 package main
 
 import (
@@ -70,12 +85,14 @@ import (
 	"github.com/coder/websocket"
 	"github.com/mcplive/mcplive/internal/childserver"
 	"github.com/mcplive/mcplive/mcpws"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	jsDir := flag.String("js", "js", "the npm package mcplive (served under /mcplive/)")
+	jsBeforeDir := flag.String("js-before", "", "another build of the npm package (served under /mcplive-before/)")
 	pagesDir := flag.String("pages", "bench/pages", "the benchmark pages (served under /pages/)")
 	distDir := flag.String("dist", "bench/dist", "the bundled TypeScript SDK client (served under /dist/)")
 	pageSize := flag.Int("page-size", 100, "tools per tools/list page")
@@ -85,9 +102,19 @@ func main() {
 
 	b := newBench(*pageSize)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", b.serveMCP)
+	httpMCP := b.httpHandler()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			b.serveMCP(w, r)
+			return
+		}
+		httpMCP.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("POST /control/{op}", b.control)
 	mux.Handle("/mcplive/", static("/mcplive/", *jsDir))
+	if *jsBeforeDir != "" {
+		mux.Handle("/mcplive-before/", static("/mcplive-before/", *jsBeforeDir))
+	}
 	mux.Handle("/pages/", static("/pages/", *pagesDir))
 	mux.Handle("/dist/", static("/dist/", *distDir))
 
@@ -117,14 +144,21 @@ var listChanged = []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_ch
 // tools/list counters.
 type bench struct {
 	srv *mcp.Server
+	// send is the go-sdk's own sending handler, under the middleware that
+	// drops its delayed list_changed: the direct HTTP notifications go
+	// through it.
+	send mcp.MethodHandler
 
 	change sync.Mutex      // serializes control operations
 	names  map[string]bool // the server's tool names, under change
 
-	mu    sync.Mutex
-	conns map[*wsConn]struct{}
-	lists map[string]int // connection label → tools/list requests
-	seq   int
+	mu      sync.Mutex
+	conns   map[*wsConn]struct{}
+	wsEra   map[string]string             // WebSocket session id → era query parameter
+	http    map[*mcp.ServerSession]string // 2025-11-25 HTTP session → label
+	listens map[*mcp.ServerSession]*listen
+	lists   map[string]int // connection label → tools/list requests
+	seq     int
 }
 
 // wsConn is one accepted WebSocket, kept for direct notification frames.
@@ -134,23 +168,44 @@ type wsConn struct {
 }
 
 func newBench(pageSize int) *bench {
-	b := &bench{names: map[string]bool{}, conns: map[*wsConn]struct{}{}, lists: map[string]int{}}
+	b := &bench{
+		names:   map[string]bool{},
+		conns:   map[*wsConn]struct{}{},
+		wsEra:   map[string]string{},
+		http:    map[*mcp.ServerSession]string{},
+		listens: map[*mcp.ServerSession]*listen{},
+		lists:   map[string]int{},
+	}
 	b.srv = mcp.NewServer(&mcp.Implementation{Name: "mcplive-bench", Version: "1.0.0"}, &mcp.ServerOptions{
 		PageSize:     pageSize,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	b.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" {
-				b.countList(req.GetSession().ID())
+			label, era := b.labelOf(req)
+			switch method {
+			case "tools/list":
+				b.countList(label)
+			case "server/discover":
+				if era == legacyEra {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: server/discover"}
+				}
+			case "initialize":
+				b.addHTTPSession(req, label)
+			case "subscriptions/listen":
+				defer b.addListen(req, label)()
 			}
 			return next(ctx, method, req)
 		}
 	})
 	b.srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		b.send = next
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "notifications/tools/list_changed" {
+			switch method {
+			case "notifications/tools/list_changed":
 				return nil, nil // sent directly, once per change: see the package doc
+			case "notifications/subscriptions/acknowledged":
+				b.acknowledged(req)
 			}
 			return next(ctx, method, req)
 		}
@@ -165,25 +220,24 @@ func (b *bench) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the request
 	}
-	label := r.URL.Query().Get("label")
-	if label == "" {
-		label = "anon"
-	}
+	label := queryLabel(r)
 	b.mu.Lock()
 	b.seq++
-	seq := b.seq
+	id := fmt.Sprintf("%s#%d", label, b.seq)
 	c := &wsConn{label: label, ws: ws}
 	b.conns[c] = struct{}{}
+	b.wsEra[id] = r.URL.Query().Get("era")
 	b.mu.Unlock()
 	defer func() {
 		b.mu.Lock()
 		delete(b.conns, c)
+		delete(b.wsEra, id)
 		b.mu.Unlock()
 	}()
 
 	// The session ID carries the label, so the receiving middleware can
 	// count per label.
-	t := &mcpws.Transport{Conn: ws, SessionID: fmt.Sprintf("%s#%d", label, seq)}
+	t := &mcpws.Transport{Conn: ws, SessionID: id}
 	ss, err := b.srv.Connect(r.Context(), t, nil)
 	if err != nil {
 		ws.Close(mcpws.StatusInternalError, "could not start the MCP session")
@@ -192,15 +246,46 @@ func (b *bench) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ss.Wait()
 }
 
-func (b *bench) countList(sessionID string) {
-	label, _, _ := strings.Cut(sessionID, "#")
+// queryLabel is the connection label of an MCP request (its URL's label).
+func queryLabel(r *http.Request) string {
+	if l := r.URL.Query().Get("label"); l != "" {
+		return l
+	}
+	return "anon"
+}
+
+// legacyEra is the era query parameter that refuses 2026-07-28;
+// modernEra selects the go-sdk's stateless HTTP handler (http.go).
+const (
+	legacyEra = "2025-11-25"
+	modernEra = "2026-07-28"
+)
+
+// labelOf returns the label and era of the connection a request came on:
+// from the headers that httpHandler sets (HTTP), or from the session id
+// (WebSocket).
+func (b *bench) labelOf(req mcp.Request) (label, era string) {
+	if x := req.GetExtra(); x != nil && x.Header != nil && x.Header.Get(labelHeader) != "" {
+		return x.Header.Get(labelHeader), x.Header.Get(eraHeader)
+	}
+	id := req.GetSession().ID()
+	label, _, _ = strings.Cut(id, "#")
+	b.mu.Lock()
+	era = b.wsEra[id]
+	b.mu.Unlock()
+	return label, era
+}
+
+func (b *bench) countList(label string) {
 	b.mu.Lock()
 	b.lists[label]++
 	b.mu.Unlock()
 }
 
-// notify writes one tools/list_changed frame to every connection with the
-// label target (every connection when target is empty).
+// notify sends one tools/list_changed to every connection with the label
+// target (every connection when target is empty): a frame written directly
+// to each WebSocket, and the go-sdk's own notification to each HTTP session
+// and listen stream (http.go).
 func (b *bench) notify(ctx context.Context, target string) {
 	b.mu.Lock()
 	var to []*websocket.Conn
@@ -213,6 +298,7 @@ func (b *bench) notify(ctx context.Context, target string) {
 	for _, ws := range to {
 		_ = ws.Write(ctx, websocket.MessageText, listChanged) // a closed connection just misses it
 	}
+	b.notifyHTTP(ctx, target)
 }
 
 func (b *bench) closeAll() {
@@ -312,6 +398,7 @@ func (b *bench) control(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		b.mu.Unlock()
+		conns += b.countHTTP(req.Target)
 		res["lists"], res["connections"] = n, conns
 	default:
 		http.Error(w, "unknown control operation "+op, http.StatusNotFound)

@@ -1,8 +1,8 @@
 // The official TypeScript SDK client as a browser app ships it: Client and
 // WebSocketClientTransport (plus the notification schema that a
 // re-list-on-every-notification app registers a handler for). run.mjs bundles
-// this file with esbuild (minified) into dist/ts-sdk.js and measures its
-// brotli size.
+// each src/ts-sdk*.js with esbuild (minified) into dist/ and measures its
+// brotli size; every bundle exports Client, Transport and ListChanged.
 export { Client } from "@modelcontextprotocol/sdk/client/index.js";
-export { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
-export { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+export { WebSocketClientTransport as Transport } from "@modelcontextprotocol/sdk/client/websocket.js";
+export { ToolListChangedNotificationSchema as ListChanged } from "@modelcontextprotocol/sdk/types.js";
