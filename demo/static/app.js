@@ -27,20 +27,65 @@ $("#log-expand").addEventListener("click", (ev) => {
 
 /** @type {import("/js/index.js").Client | null} */
 let client = null;
+/** connected returns the client, or throws while there is none (connecting, or a failed connect). */
+function connected() {
+  if (!client) throw new Error("not connected: wait for the connection, or connect to a server above");
+  return client;
+}
 /** whoami's answer: {connection, user, loggedIn, role} */
 let me = null;
 
 // ---- connection ------------------------------------------------------------
+//
+// The page starts on this server's /mcp, over WebSocket unless the page's
+// address says ?transport=http (or ?url=<any MCP server>). The switch in
+// the header connects again over the other transport; the URL field
+// connects to any MCP server. Each connect replaces the client: the old
+// one is closed and unwired, the panels start over.
 
-const wsURL = new URL("/mcp", location.href);
-wsURL.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-{
-  const token = new URLSearchParams(location.search).get("token"); // ?token=alice-token starts logged in
-  if (token) wsURL.searchParams.set("token", token);
+const PAGE = new URLSearchParams(location.search);
+const PAGE_TOKEN = PAGE.get("token"); // ?token=alice-token starts logged in
+const SCHEMES = ["ws:", "wss:", "http:", "https:"];
+const TRANSPORT_NAME = { ws: "WebSocket", http: "Streamable HTTP" };
+
+/** ownEndpoint is this server's /mcp over transport ("ws" or "http"). */
+function ownEndpoint(transport) {
+  const u = new URL("/mcp", location.href);
+  const tls = location.protocol === "https:";
+  u.protocol = transport === "http" ? (tls ? "https:" : "http:") : tls ? "wss:" : "ws:";
+  if (PAGE_TOKEN) u.searchParams.set("token", PAGE_TOKEN);
+  return u;
 }
-$("#conn-url").textContent = wsURL.href;
+const transportOf = (u) => (u.protocol === "ws:" || u.protocol === "wss:" ? "ws" : "http");
+const isOwn = (u) => u.host === location.host && u.pathname === "/mcp";
 
-const STATUS_TEXT = { connecting: "connecting…", ready: "ready", reconnecting: "reconnecting…", closed: "closed", offline: "offline · retrying" };
+/**
+ * dialURL is what connect gets: over Streamable HTTP this server's /mcp
+ * gets a fresh ?conn= key, which names the connection in 2026-07-28, where
+ * each request stands alone (see demo/README.md). Other servers get the
+ * URL as typed.
+ */
+function dialURL(u) {
+  const d = new URL(u);
+  if (isOwn(d) && transportOf(d) === "http" && !d.searchParams.has("conn")) {
+    d.searchParams.set("conn", [...crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(16).padStart(2, "0")).join(""));
+  }
+  return d;
+}
+
+/** parseTarget reads the URL field: an absolute ws:, wss:, http: or https: URL, else a TypeError. */
+function parseTarget(text) {
+  let u;
+  try {
+    u = new URL(text.trim());
+  } catch {
+    throw new TypeError(`${JSON.stringify(clip(text.trim(), 200))} is not an absolute URL: use ws://, wss://, http:// or https://`);
+  }
+  if (!SCHEMES.includes(u.protocol)) throw new TypeError(`the scheme ${clip(u.protocol, 40)} is not an MCP transport: use ws://, wss://, http:// or https://`);
+  return u;
+}
+
+const STATUS_TEXT = { connecting: "connecting…", ready: "ready", reconnecting: "reconnecting…", closed: "closed", offline: "offline · retrying", failed: "failed" };
 function showStatus(s) {
   const pill = $("#conn-status");
   pill.dataset.status = s;
@@ -48,29 +93,138 @@ function showStatus(s) {
   document.body.dataset.conn = s;
 }
 
-async function start() {
+/** showTarget shows where the page connects: the switch, the field, the transport. */
+function showTarget(u) {
+  const transport = transportOf(u);
+  for (const b of document.querySelectorAll("#connect-form [data-transport]")) b.setAttribute("aria-checked", String(b.dataset.transport === transport));
+  $("#connect-url").value = u.href;
+  $("#connect-url").title = clip(u.href, 2000);
+  document.body.dataset.transport = transport;
+  showProtocol(null, transport);
+  const foreign = !isOwn(u);
+  document.body.toggleAttribute("data-foreign", foreign);
+  const note = $("#foreign-note");
+  note.hidden = !foreign;
+  note.textContent = foreign ? `Connected to ${clip(u.href, 300)}: the controls below drive this page's own server (${location.host}), not that one.` : "";
+}
+
+/** showProtocol shows the transport and, once known, the negotiated protocol revision. */
+function showProtocol(version, transport) {
+  const v = version ? `MCP ${version}` : "MCP …";
+  $("#conn-protocol").textContent = `${v} · ${TRANSPORT_NAME[transport]}`;
+  $("#conn-protocol").dataset.version = version ?? "";
+  $("#conn-protocol").dataset.transport = transport;
+  $("#conn-protocol-short").textContent = version ?? "…";
+}
+
+function showConnectError(err, u) {
+  const el = $("#connect-error");
+  el.hidden = !err;
+  el.textContent = err ? `${u ? `${clip(u.href, 200)}: ` : ""}${errorText(err)}` : "";
+  el.dataset.name = err?.name ?? "";
+}
+
+let generation = 0; // one per connect: what an older one does afterwards is dropped
+let unwire = () => {};
+let aborter = null;
+
+/**
+ * connectTo replaces the client with one connected to u. This server's own
+ * endpoint is tried again with backoff (the page may load before the server
+ * is up); any other URL once, its error shown.
+ */
+async function connectTo(u) {
+  const gen = ++generation;
+  aborter?.abort(new DOMException("another connect replaced this one", "AbortError"));
+  const ac = (aborter = new AbortController());
+  const old = client;
+  client = null;
+  me = null;
+  unwire();
+  unwire = () => {};
+  old?.close().catch(() => {});
+  for (const p of Object.values(panels)) p.reset();
+  showTarget(u);
+  showWho(false);
+  $("#server-info").textContent = "…";
+  showConnectError(null);
+  const retry = isOwn(u);
   let delay = 500;
   for (;;) {
     showStatus("connecting");
     const t0 = performance.now();
     try {
-      client = await connect(wsURL, {
+      const c = await connect(dialURL(u), {
         clientInfo: { name: "mcplive-demo-page", version: "0.1.0" },
         reconnect: { initialDelayMs: 250, maxDelayMs: 4000 },
         dialTimeoutMs: 5000,
+        signal: ac.signal,
       });
-      log.add("status", `connected and synced every list`, { timing: ms(performance.now() - t0) });
-      break;
+      if (gen !== generation) {
+        c.close().catch(() => {});
+        return;
+      }
+      client = c;
+      log.add("status", `connected to ${clip(u.href, 200)} over ${TRANSPORT_NAME[transportOf(u)]} (MCP ${c.protocolVersion}) and synced every list`, { timing: ms(performance.now() - t0) });
+      window.mcpliveDemo = Object.freeze({ client: c, url: u.href, transport: transportOf(u) });
+      unwire = wire(c, u);
+      return;
     } catch (err) {
+      if (gen !== generation) return;
+      showConnectError(err, u);
+      if (!retry) {
+        showStatus("failed");
+        log.add("error", `connect to ${clip(u.href, 200)} failed: ${errorText(err)}`);
+        return;
+      }
       showStatus("offline");
       log.add("error", `connect failed: ${errorText(err)}; trying again in ${ms(delay)}`);
       await new Promise((r) => setTimeout(r, delay));
+      if (gen !== generation) return;
       delay = Math.min(delay * 2, 5000);
     }
   }
-  window.mcpliveDemo = Object.freeze({ client });
-  wire(client);
 }
+
+// The transport switch: this server's /mcp over that transport, or, for
+// another server, the URL in the field with its scheme flipped.
+for (const b of document.querySelectorAll("#connect-form [data-transport]")) {
+  b.addEventListener("click", () => {
+    const want = b.dataset.transport;
+    let u;
+    try {
+      u = parseTarget($("#connect-url").value);
+    } catch {
+      u = ownEndpoint(want);
+    }
+    if (isOwn(u)) {
+      u = ownEndpoint(want);
+    } else if (transportOf(u) !== want) {
+      const tls = u.protocol === "wss:" || u.protocol === "https:";
+      u.protocol = want === "http" ? (tls ? "https:" : "http:") : tls ? "wss:" : "ws:";
+    }
+    connectTo(u);
+  });
+}
+$("#connect-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  let u;
+  try {
+    u = parseTarget($("#connect-url").value);
+  } catch (err) {
+    showConnectError(err);
+    log.add("error", `connect: ${errorText(err)}`);
+    return;
+  }
+  connectTo(u);
+});
+$("#url-toggle").addEventListener("click", (ev) => {
+  const open = !$("#connect-form").hasAttribute("data-open");
+  $("#connect-form").toggleAttribute("data-open", open);
+  ev.currentTarget.setAttribute("aria-expanded", String(open));
+  if (open) $("#connect-url").focus();
+});
+addEventListener("pagehide", () => client?.close());
 
 // ---- the four panels ---------------------------------------------------------
 
@@ -123,65 +277,86 @@ const panels = Object.fromEntries(KINDS.map((k) => [k, createPanel($(`#panel-${k
 
 // ---- wiring a connected client ----------------------------------------------
 
-function wire(c) {
+function wire(c, u) {
+  const offs = [];
   const info = c.serverInfo;
-  $("#server-info").textContent = `${info.title || info.name} ${info.version} · MCP ${c.protocolVersion}`;
+  $("#server-info").textContent = `${info.title || info.name} ${info.version}`;
+  $("#server-info").title = clip(`${info.title || info.name} ${info.version}`, 500);
+  showProtocol(c.protocolVersion, transportOf(u));
 
   let lostAt = 0;
   let prev = c.status.get();
-  c.status.subscribe((s) => {
-    showStatus(s);
-    if (s === prev) return;
-    if (s === "reconnecting") {
-      lostAt = performance.now();
-      log.add("status", "connection lost: lists stay visible as stale; reconnecting");
-    } else if (s === "ready" && prev === "reconnecting") {
-      log.add("status", "reconnected; every list re-listed", { timing: `down ${ms(performance.now() - lostAt)}` });
-      c.setLoggingLevel("info").catch(() => {});
-      refreshWhoami();
-      admin.refreshSoon();
-    } else if (s === "closed") {
-      log.add("status", "client closed");
-    }
-    prev = s;
-  });
+  offs.push(
+    c.status.subscribe((s) => {
+      showStatus(s);
+      if (s === prev) return;
+      if (s === "reconnecting") {
+        lostAt = performance.now();
+        log.add("status", "connection lost: lists stay visible as stale; reconnecting");
+      } else if (s === "ready" && prev === "reconnecting") {
+        log.add("status", "reconnected; every list re-listed", { timing: `down ${ms(performance.now() - lostAt)}` });
+        showProtocol(c.protocolVersion, transportOf(u));
+        c.setLoggingLevel("info").catch(() => {});
+        refreshWhoami();
+        admin.refreshSoon();
+      } else if (s === "closed") {
+        log.add("status", "client closed");
+      }
+      prev = s;
+    }),
+  );
 
   for (const kind of KINDS) {
     let last = c[kind].get();
-    c[kind].subscribe((v) => {
-      panels[kind].update(v);
-      if (v.status !== last.status && v.status !== "loading") {
-        log.add("status", `${kind}: ${listStatusText(v.status)}${v.error ? ` (${errorText(v.error)})` : ""}`);
-      }
-      last = v;
-      onList(kind, v);
-    });
+    offs.push(
+      c[kind].subscribe((v) => {
+        panels[kind].update(v);
+        if (v.status !== last.status && v.status !== "loading") {
+          log.add("status", `${kind}: ${listStatusText(v.status)}${v.error ? ` (${errorText(v.error)})` : ""}`);
+        }
+        last = v;
+        onList(kind, v);
+      }),
+    );
   }
 
-  c.on("notification", ({ method, params }) => {
-    if (method === "notifications/message") return; // shown by on("log")
-    const detail = params && Object.keys(params).length ? clip(JSON.stringify(params), 300) : undefined;
-    log.add("notification", String(method), { detail });
-  });
-  c.on("change", (ev) => {
-    const key = KEY[ev.kind];
-    const names = (sign, list) => list.slice(0, 8).map((x) => sign + clip(String(key(x)), 80)).concat(list.length > 8 ? [`${sign}${list.length - 8} more`] : []);
-    const parts = [...names("+", ev.added), ...names("−", ev.removed), ...names("~", ev.changed)];
-    log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, {
-      timing: changeTiming(ev),
-      short: ev.cause === "notification" && typeof ev.latencyMs === "number" ? ms(ev.latencyMs) : ev.cause === "reconnect" ? "reconnect" : undefined,
-      data: { cause: typeof ev.cause === "string" ? ev.cause : "", latency: typeof ev.latencyMs === "number" ? String(ev.latencyMs) : "" },
-    });
-    if (ev.kind === "tools") refreshWhoami();
-    admin.refreshSoon();
-  });
-  c.on("log", ({ level, logger, data }) => {
-    log.add("log", `${logger ? logger + ": " : ""}${typeof data === "string" ? data : JSON.stringify(data)}`, { level, detail: level });
-  });
+  offs.push(
+    c.on("notification", ({ method, params }) => {
+      if (method === "notifications/message") return; // shown by on("log")
+      const detail = params && Object.keys(params).length ? clip(JSON.stringify(params), 300) : undefined;
+      log.add("notification", String(method), { detail });
+    }),
+  );
+  offs.push(
+    c.on("change", (ev) => {
+      const key = KEY[ev.kind];
+      const names = (sign, list) => list.slice(0, 8).map((x) => sign + clip(String(key(x)), 80)).concat(list.length > 8 ? [`${sign}${list.length - 8} more`] : []);
+      const parts = [...names("+", ev.added), ...names("−", ev.removed), ...names("~", ev.changed)];
+      log.add("change", `${ev.kind} v${ev.version}: ${parts.join(" ") || "reordered"}`, {
+        timing: changeTiming(ev),
+        short: ev.cause === "notification" && typeof ev.latencyMs === "number" ? ms(ev.latencyMs) : ev.cause === "reconnect" ? "reconnect" : undefined,
+        data: { cause: typeof ev.cause === "string" ? ev.cause : "", latency: typeof ev.latencyMs === "number" ? String(ev.latencyMs) : "" },
+      });
+      if (ev.kind === "tools") refreshWhoami();
+      admin.refreshSoon();
+    }),
+  );
+  offs.push(
+    c.on("log", ({ level, logger, data }) => {
+      log.add("log", `${logger ? logger + ": " : ""}${typeof data === "string" ? data : JSON.stringify(data)}`, { level, detail: level });
+    }),
+  );
 
-  c.setLoggingLevel("info").catch((err) => log.add("error", `logging/setLevel: ${errorText(err)}`));
+  if (c.capabilities?.logging) c.setLoggingLevel("info").catch((err) => log.add("error", `logging/setLevel: ${errorText(err)}`));
   refreshWhoami().then(() => admin.refresh());
-  addEventListener("pagehide", () => c.close());
+  return () => {
+    for (const off of offs) off();
+    if (subscription) {
+      subscription.stop();
+      subscription = null;
+      $("#resource-meta").textContent = "";
+    }
+  };
 }
 
 /**
@@ -235,16 +410,22 @@ function refreshWhoami() {
   whoamiRunning = (async () => {
     do {
       whoamiAgain = false;
-      if (!client.tools.get().items.some((t) => t.name === "whoami")) {
+      const c = client;
+      if (!c) break;
+      if (!c.tools.get().items.some((t) => t.name === "whoami")) {
         showWho(true);
         break;
       }
       try {
-        const r = await client.callTool("whoami", {});
+        const r = await c.callTool("whoami", {});
+        if (c !== client) {
+          whoamiAgain = true; // another connection by now: ask it
+          continue;
+        }
         if (r.structuredContent && typeof r.structuredContent === "object") me = r.structuredContent;
         showWho(false);
       } catch (err) {
-        log.add("error", `whoami: ${errorText(err)}`);
+        if (c === client) log.add("error", `whoami: ${errorText(err)}`);
       }
     } while (whoamiAgain);
     whoamiRunning = null;
@@ -266,8 +447,10 @@ function showWho(unavailable) {
       ...(unavailable ? [h("span", { class: "muted", text: " (whoami not offered: may be stale)" })] : []),
     );
   }
-  admin.showConnection(me?.connection ?? null);
-  if (me) reflectRole(me.role);
+  // The control API drives this page's server: another server's connection id means nothing to it.
+  const own = !document.body.hasAttribute("data-foreign");
+  admin.showConnection(own ? (me?.connection ?? null) : null);
+  if (me && own) reflectRole(me.role);
 }
 
 // reflectRole shows the connection's role in the role switch, only when it
@@ -300,7 +483,7 @@ async function authCall(tool, args) {
   out.textContent = `calling ${tool}…`;
   const t0 = performance.now();
   try {
-    const r = await client.callTool(tool, args);
+    const r = await connected().callTool(tool, args);
     const text = r.content?.find((b) => b.type === "text")?.text ?? "";
     out.dataset.state = r.isError ? "error" : "ok";
     out.textContent = clip(text, 300) || (r.isError ? "failed" : "done");
@@ -317,7 +500,7 @@ async function authCall(tool, args) {
 
 const admin = createAdmin({
   log,
-  connectionId: () => me?.connection ?? null,
+  connectionId: () => (document.body.hasAttribute("data-foreign") ? null : (me?.connection ?? null)),
   onRole: (role) => {
     reflectRole(role);
     if (me && me.role !== role) refreshWhoami();
@@ -461,7 +644,7 @@ $("#tool-form").addEventListener("submit", async (ev) => {
   out.dataset.state = "busy";
   const t0 = performance.now();
   try {
-    const r = await client.callTool(tool.name, args);
+    const r = await connected().callTool(tool.name, args);
     const took = performance.now() - t0;
     renderToolResult(out, tool.name, r, took);
     log.add("call", `${clip(tool.name, 80)} → ${r.isError ? "isError" : "ok"}`, { timing: ms(took), detail: clip(JSON.stringify(args), 200) });
@@ -550,7 +733,7 @@ $("#prompt-form").addEventListener("submit", async (ev) => {
   const out = $("#prompt-result");
   const t0 = performance.now();
   try {
-    const r = await client.getPrompt(prompt.name, args);
+    const r = await connected().getPrompt(prompt.name, args);
     const took = performance.now() - t0;
     out.dataset.state = "ok";
     fill(
@@ -640,7 +823,7 @@ $("#resource-form").addEventListener("submit", async (ev) => {
   const uri = currentURI();
   const t0 = performance.now();
   try {
-    const r = await client.readResource(uri);
+    const r = await connected().readResource(uri);
     const took = performance.now() - t0;
     $("#resource-meta").textContent = `read ${clip(uri, 120)} at ${clock()} · ${ms(took)}`;
     $("#resource-result").replaceChildren(...resourceContents(r.contents));
@@ -652,6 +835,7 @@ $("#resource-form").addEventListener("submit", async (ev) => {
 });
 
 $("#resource-sub").addEventListener("click", () => {
+  if (!client) return;
   if (subscription) {
     subscription.stop();
     log.add("call", `unsubscribed from ${clip(subscription.uri, 120)}`);
@@ -695,4 +879,14 @@ $("#resource-sub").addEventListener("click", () => {
 admin.init();
 showDock("change");
 showTab("tool");
-start();
+{
+  let first = ownEndpoint(PAGE.get("transport") === "http" ? "http" : "ws");
+  if (PAGE.get("url")) {
+    try {
+      first = parseTarget(PAGE.get("url"));
+    } catch (err) {
+      showConnectError(err);
+    }
+  }
+  connectTo(first);
+}

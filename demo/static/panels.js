@@ -104,7 +104,15 @@ export function createPanel(root, { keyOf, render }) {
     if (li) flash(li, "changed", 2000);
   }
 
-  return { update, pulse };
+  /** reset empties the panel for another connection: loading, nothing shown, nothing highlighted. */
+  function reset() {
+    shown = new Map();
+    settled = false;
+    ul.replaceChildren();
+    update({ items: [], status: "loading", error: null, version: 0 });
+  }
+
+  return { update, pulse, reset };
 }
 
 function flash(li, cls, duration) {

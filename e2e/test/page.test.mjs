@@ -46,7 +46,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
   }
 
   test("first load: connection ready, the four lists with status and version, whoami", async (t) => {
-    const { page } = await setup(t);
+    const { page, server } = await setup(t);
     assert.equal(await text(page, "#conn-status"), "ready");
     await waitKeys(page, "tools", ANON_TOOLS);
     await waitKeys(page, "prompts", PROMPTS);
@@ -61,7 +61,11 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.equal(await text(page, "#who-user"), "anonymous");
     assert.equal(await text(page, "#who-role"), "viewer");
     assert.match(await text(page, "#conn-id"), /^c\d+$/);
-    assert.match(await text(page, "#server-info"), /mcplive demo server 0\.1\.0 · MCP 2025-11-25/);
+    assert.equal(await text(page, "#server-info"), "mcplive demo server 0.1.0");
+    // The client tries 2026-07-28 first, and the demo server speaks it.
+    assert.equal(await text(page, "#conn-protocol"), "MCP 2026-07-28 · WebSocket");
+    assert.equal(await attr(page, "#transport-ws", "aria-checked"), "true");
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), `${server.ws}`);
     // Without a token the admin controls are off.
     assert.equal(await attr(page, "#admin-state", "data-state"), "none");
     assert.equal(await page.$eval("#sit-config", (el) => el.disabled), true);
@@ -230,6 +234,140 @@ describe("the demo page in headless Chromium", { skip }, () => {
     for (const c of changes.filter((c) => c.cause)) assert.deepEqual([c.cause, c.timing], ["reconnect", "re-listed after a reconnect"]);
     // Chromium reports the refused WebSocket dials while the server was away.
     assert.deepEqual(page.problems.filter((p) => !/WebSocket connection to .* failed/.test(p)), []);
+  });
+
+  // ---- transports and other servers ------------------------------------------------
+
+  /** refusedDial says whether a console error is Chromium reporting a refused connection (expected where a test dials a dead port or a stopped server). */
+  const refusedDial = (p) => /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch/.test(p);
+
+  test("Streamable HTTP (?transport=http): the revision and the transport in the header, a live change, a login that sticks, a role switch", async (t) => {
+    const { page, server } = await setup(t, { admin: true, query: "transport=http" });
+    assert.equal(await attr(page, "#transport-http", "aria-checked"), "true");
+    assert.equal(await attr(page, "#transport-ws", "aria-checked"), "false");
+    assert.equal(await text(page, "#conn-protocol"), "MCP 2026-07-28 · Streamable HTTP");
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), `${server.url}/mcp`);
+    await waitKeys(page, "tools", ANON_TOOLS);
+    await waitKeys(page, "resourceTemplates", TEMPLATES);
+    const id = await text(page, "#conn-id");
+    assert.equal((await server.control("GET", `connections/${id}`)).transport, "http");
+
+    // 2 configuration: the change comes through the subscriptions/listen stream.
+    await page.uncheck('#admin-tools input[data-name="echo"]');
+    await waitKeys(page, "tools", ANON_TOOLS.filter((n) => n !== "echo"));
+    await logHas(page, "notification", "notifications/tools/list_changed");
+    await page.check('#admin-tools input[data-name="echo"]');
+    await waitKeys(page, "tools", ANON_TOOLS);
+
+    // 1 authentication: every request stands alone in 2026-07-28, the page's ?conn= key keeps the login.
+    await page.click("#login-btn");
+    await waitKeys(page, "tools", ALICE_TOOLS);
+    await page.waitForFunction(() => document.querySelector("#who-user")?.textContent === "alice");
+    assert.equal(await text(page, "#conn-id"), id, "the same connection");
+
+    // 4 permissions
+    await page.selectOption("#role-select", "editor");
+    await page.click('#role-form button[type="submit"]');
+    await waitKeys(page, "tools", [...ALICE_TOOLS, "write_note"]);
+
+    // 3 a subscribed resource over HTTP
+    await page.click(`${item("resources", "demo://notes/scratch")} .try-btn`);
+    await page.click("#resource-sub");
+    await page.waitForFunction(() => document.querySelector("#resource-result pre")?.textContent === "Nothing written yet.");
+    await server.control("PUT", "resources/note/content", { text: "over HTTP" });
+    await page.waitForFunction(() => document.querySelector("#resource-result pre")?.textContent === "over HTTP", null, { timeout: 10_000 });
+    // and the lists stay live with the subscription in the stream's filter
+    await server.control("POST", "resources/changelog/online");
+    await waitKeys(page, "resources", [...RESOURCES, "demo://docs/changelog"]);
+    assert.deepEqual(page.problems, []);
+  });
+
+  test("the transport switch connects again over the other transport; the lists follow the new connection", async (t) => {
+    const { page, server } = await setup(t);
+    const wsId = await text(page, "#conn-id");
+    assert.equal((await server.control("GET", `connections/${wsId}`)).transport, "websocket");
+
+    await page.click("#transport-http");
+    await page.waitForSelector('#conn-protocol[data-transport="http"][data-version="2026-07-28"]', { timeout: 20_000 });
+    await page.waitForSelector('#conn-status[data-status="ready"]');
+    await page.waitForFunction((old) => /^c\d+$/.test(document.querySelector("#conn-id")?.textContent ?? "") && document.querySelector("#conn-id").textContent !== old, wsId);
+    const httpId = await text(page, "#conn-id");
+    assert.equal((await server.control("GET", `connections/${httpId}`)).transport, "http");
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), `${server.url}/mcp`);
+    assert.equal(await attr(page, "#transport-http", "aria-checked"), "true");
+    await server.waitLog((l) => l.includes('msg="connection closed"') && l.includes(`conn=${wsId} `)); // the WebSocket was closed
+    await waitKeys(page, "tools", ANON_TOOLS);
+    await server.control("POST", "tools", { name: "marker" });
+    await waitKeys(page, "tools", [...ANON_TOOLS, "marker"]);
+    await logHas(page, "status", "over Streamable HTTP (MCP 2026-07-28)");
+
+    await page.click("#transport-ws");
+    await page.waitForSelector('#conn-protocol[data-transport="ws"][data-version="2026-07-28"]', { timeout: 20_000 });
+    await page.waitForSelector('#conn-status[data-status="ready"]');
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), server.ws);
+    await waitKeys(page, "tools", [...ANON_TOOLS, "marker"]);
+    await server.control("DELETE", "tools/marker");
+    await waitKeys(page, "tools", ANON_TOOLS);
+    assert.deepEqual(page.problems, []);
+  });
+
+  test("the URL field connects to another MCP server (http and ws) and shows its live lists; a bad URL shows its error", async (t) => {
+    const { page, server } = await setup(t);
+    const other = await startDemo();
+    t.after(() => other.stop());
+    await other.control("POST", "tools", { name: "only_on_other" });
+
+    await page.fill("#connect-url", `${other.url}/mcp`);
+    await page.click("#connect-btn");
+    await waitKeys(page, "tools", [...ANON_TOOLS, "only_on_other"]);
+    await page.waitForSelector('#conn-status[data-status="ready"]');
+    assert.equal(await text(page, "#conn-protocol"), "MCP 2026-07-28 · Streamable HTTP");
+    assert.equal(await page.$eval("#foreign-note", (el) => el.hidden), false);
+    assert.match(await text(page, "#foreign-note"), new RegExp(`^Connected to ${other.url}/mcp: `));
+    await other.control("POST", "tools/echo/disable");
+    await waitKeys(page, "tools", ["add", "login", "now", "only_on_other", "whoami"]);
+
+    await page.fill("#connect-url", other.ws);
+    await page.click("#connect-btn");
+    await page.waitForSelector('#conn-protocol[data-transport="ws"][data-version="2026-07-28"]', { timeout: 20_000 });
+    await waitKeys(page, "tools", ["add", "login", "now", "only_on_other", "whoami"]);
+    await other.control("POST", "tools/echo/enable");
+    await waitKeys(page, "tools", [...ANON_TOOLS, "only_on_other"]);
+
+    // A port nobody listens on: the connect fails at once, visibly.
+    const { freePort } = await import("../lib/demo-server.mjs");
+    const dead = `http://127.0.0.1:${await freePort()}/mcp`;
+    await page.fill("#connect-url", dead);
+    await page.click("#connect-btn");
+    await page.waitForSelector('#conn-status[data-status="failed"]', { timeout: 20_000 });
+    assert.equal(await page.$eval("#connect-error", (el) => el.hidden), false);
+    const err = await text(page, "#connect-error");
+    assert.ok(err.startsWith(`${dead}: `), err);
+    assert.match(err, /^\S+: \w*Error: /, "the error's name is shown");
+    assert.notEqual(await attr(page, "#connect-error", "data-name"), "");
+    await logHas(page, "error", `connect to ${dead} failed`);
+    for (const kind of ["tools", "prompts", "resources", "resourceTemplates"]) {
+      assert.deepEqual(await keys(page, kind), [], `${kind}: nothing left from the last server`);
+    }
+
+    // Not an MCP URL at all: said so, nothing dialed.
+    await page.fill("#connect-url", "ftp://example.com/mcp");
+    await page.click("#connect-btn");
+    await page.waitForFunction(() => document.querySelector("#connect-error")?.textContent.includes("ftp:"));
+    assert.match(await text(page, "#connect-error"), /^TypeError: the scheme ftp: is not an MCP transport/);
+    await page.fill("#connect-url", "<b>not a url</b>");
+    await page.click("#connect-btn");
+    await page.waitForFunction(() => document.querySelector("#connect-error")?.textContent.includes("not an absolute URL"));
+    assert.equal(await page.$$eval("#connect-error *", (els) => els.length), 0, "shown as text");
+
+    // The switch brings the page back to its own server.
+    await page.click("#transport-ws");
+    await page.waitForSelector('#conn-status[data-status="ready"]', { timeout: 20_000 });
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), server.ws);
+    assert.equal(await page.$eval("#connect-error", (el) => el.hidden), true);
+    assert.equal(await page.$eval("#foreign-note", (el) => el.hidden), true);
+    await waitKeys(page, "tools", ANON_TOOLS);
+    assert.deepEqual(page.problems.filter((p) => !refusedDial(p)), []);
   });
 
   test("hostile server text: HTML and script payloads in a tool's name and description show as text and nothing runs", async (t) => {
