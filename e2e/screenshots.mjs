@@ -1,5 +1,6 @@
 // Takes the README's screenshots of the demo page: docs/demo-desktop.png
-// (1280×800) and docs/demo-phone.png (390×844), each right after a login
+// (1280×800, over Streamable HTTP) and docs/demo-phone.png (390×844, over
+// WebSocket), each right after a login
 // and a role switch made with the page's own controls, so the highlights
 // of added and the fading of removed items are in the picture, next to the
 // control that caused them and the event log.
@@ -13,12 +14,13 @@ const server = await startDemo();
 const b = await launch();
 try {
   for (const shot of [
-    { file: "demo-desktop.png", width: 1280, height: 800, deviceScaleFactor: 1 },
-    { file: "demo-phone.png", width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+    // The desktop over Streamable HTTP, the phone over WebSocket: the switch in the header shows which.
+    { file: "demo-desktop.png", transport: "http", width: 1280, height: 800, deviceScaleFactor: 1 },
+    { file: "demo-phone.png", transport: "ws", width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
   ]) {
-    const { file, ...opts } = shot;
+    const { file, transport, ...opts } = shot;
     const page = await b.newPage(opts);
-    await page.goto(`${server.url}/?admin=e2e-admin-token`);
+    await page.goto(`${server.url}/?admin=e2e-admin-token&transport=${transport}`);
     await page.waitForSelector('#conn-status[data-status="ready"]');
     await page.waitForSelector('#admin-state[data-state="ok"]');
     await page.waitForSelector("#conn-id");

@@ -114,13 +114,16 @@ function showProtocol(version, transport) {
   $("#conn-protocol").textContent = `${v} · ${TRANSPORT_NAME[transport]}`;
   $("#conn-protocol").dataset.version = version ?? "";
   $("#conn-protocol").dataset.transport = transport;
-  $("#conn-protocol-short").textContent = version ?? "…";
+  $("#conn-protocol-short").textContent = v;
 }
 
 function showConnectError(err, u) {
   const el = $("#connect-error");
   el.hidden = !err;
-  el.textContent = err ? `${u ? `${clip(u.href, 200)}: ` : ""}${errorText(err)}` : "";
+  const text = err ? errorText(err) : "";
+  // The package's DialError names the URL itself.
+  el.textContent = err ? `${u && !text.includes(u.href) ? `${clip(u.href, 200)}: ` : ""}${text}` : "";
+  el.title = clip(el.textContent, 2000);
   el.dataset.name = err?.name ?? "";
 }
 
@@ -174,6 +177,7 @@ async function connectTo(u) {
       showConnectError(err, u);
       if (!retry) {
         showStatus("failed");
+        for (const p of Object.values(panels)) p.update({ items: [], status: "closed", error: null, version: 0 });
         log.add("error", `connect to ${clip(u.href, 200)} failed: ${errorText(err)}`);
         return;
       }
@@ -323,7 +327,9 @@ function wire(c, u) {
   offs.push(
     c.on("notification", ({ method, params }) => {
       if (method === "notifications/message") return; // shown by on("log")
-      const detail = params && Object.keys(params).length ? clip(JSON.stringify(params), 300) : undefined;
+      // _meta (a 2026-07-28 listen stream's subscriptionId) is bookkeeping, not news.
+      const shown = params && typeof params === "object" ? Object.fromEntries(Object.entries(params).filter(([k]) => k !== "_meta")) : {};
+      const detail = Object.keys(shown).length ? clip(JSON.stringify(shown), 300) : undefined;
       log.add("notification", String(method), { detail });
     }),
   );

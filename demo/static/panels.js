@@ -15,6 +15,7 @@ const STATUS_TEXT = {
   stale: "stale (reconnecting)",
   error: "error",
   unsupported: "not offered",
+  closed: "not connected",
 };
 
 /**
@@ -94,7 +95,7 @@ export function createPanel(root, { keyOf, render }) {
     });
 
     shown = next;
-    emptyEl.hidden = items.length > 0 || status === "loading";
+    emptyEl.hidden = items.length > 0 || status === "loading" || status === "closed";
     if (status !== "loading") settled = true;
   }
 
