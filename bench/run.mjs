@@ -177,7 +177,12 @@ function buildPackage(name, rev) {
     execFileSync("sh", ["-c", `git archive ${sha} | tar -x -C "${dir}"`], { cwd: ROOT, stdio: "inherit" });
   } else {
     // The working tree: the Go module and the package's own files.
-    execFileSync("sh", ["-c", `git ls-files -z --cached --others --exclude-standard -- go.mod go.sum '*.go' internal wasm js/package.json js/index.js js/src | xargs -0 -I{} cp --parents {} "${dir}"`], { cwd: ROOT, stdio: "inherit" });
+    const files = git("ls-files", "--cached", "--others", "--exclude-standard", "--", "go.mod", "go.sum", ":(glob)*.go", "internal", "wasm", "js/package.json", "js/index.js", "js/src");
+    for (const f of new Set(files.split("\n"))) {
+      if (!f || !fs.existsSync(path.join(ROOT, f))) continue; // deleted in the working tree
+      fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+    }
   }
   const out = path.join(js, "mcplive.wasm");
   execFileSync(GO, ["build", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
