@@ -1,5 +1,6 @@
 // Command demo is the mcplive demo server: an official go-sdk MCP server per
-// WebSocket connection (through package mcpws) whose tools, prompts,
+// connection, over WebSocket (through package mcpws) and Streamable HTTP
+// (go-sdk's own handler) on the same /mcp, whose tools, prompts,
 // resources and resource templates change live in the four ways MCP lists
 // change: authentication, configuration, resource availability and
 // permissions. A control API drives the changes; README.md documents it.
@@ -116,7 +117,7 @@ func run(ctx context.Context, cfg config) error {
 	if _, err := os.Stat(filepath.Join(cfg.JSDir, "mcplive.wasm")); err != nil {
 		d.log.Warn("the npm package is not built: /js/ will miss files (run ./build.sh)", "js", jsDir)
 	}
-	d.log.Info("demo listening", "page", base+"/", "mcp", "ws://"+ln.Addr().String()+"/mcp",
+	d.log.Info("demo listening", "page", base+"/", "mcp", "ws://"+ln.Addr().String()+"/mcp", "mcp_http", base+"/mcp",
 		"control", base+"/control/state", "js", jsDir, "page_size", d.cfg.PageSize, "churn", cfg.Churn)
 	if tokenSource == "generated" {
 		d.log.Info("admin token (generated; set -admin-token or MCPLIVE_ADMIN_TOKEN to fix it)", "token", d.adminToken)
