@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -761,5 +762,67 @@ func TestParseFlags(t *testing.T) {
 		if _, err := parseFlags(args, env(""), &strings.Builder{}); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)
 		}
+	}
+}
+
+// closedLog is a slog handler that reports each "connection closed" line:
+// the connection id and why.
+type closedLog struct{ ch chan [2]string }
+
+func (h closedLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h closedLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h closedLog) WithGroup(string) slog.Handler            { return h }
+func (h closedLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "connection closed" {
+		return nil
+	}
+	var id, why string
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "conn":
+			id = a.Value.String()
+		case "why":
+			why = a.Value.String()
+		}
+		return true
+	})
+	h.ch <- [2]string{id, why}
+	return nil
+}
+
+// A Streamable HTTP connection ends when its client leaves: a 2025-11-25
+// session with the client's DELETE, a 2026-07-28 ?conn= connection once no
+// request of it has been in flight for the idle timeout. Until then, every
+// request of a key reaches the one connection.
+func TestHTTPConnectionEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ version, why string }{
+		{mcplive.ProtocolVersion, "session ended"},
+		{mcplive.ModernVersion, "idle"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			closed := make(chan [2]string, 10)
+			e := start(t, func(c *config) {
+				c.Logger = slog.New(closedLog{closed})
+				c.IdleTimeout = 50 * time.Millisecond
+			})
+			e.v = variant{transportHTTP, tc.version}
+			c := e.connect("")
+			id := whoami(t, c).Connection
+			for range 3 {
+				assertEqual(t, "connection of every request", whoami(t, c).Connection, id)
+			}
+			var list connectionsOut
+			assertNoError(t, json.Unmarshal(e.controlOK("GET", "/control/connections", nil), &list))
+			assertEqual(t, "connections", len(list.Connections), 1)
+			assertEqual(t, "transport", list.Connections[0].Transport, transportHTTP)
+
+			assertNoError(t, c.Close())
+			got := recv(t, closed, "connection closed")
+			assertEqual(t, "closed", got, [2]string{id, tc.why})
+			assertNoError(t, json.Unmarshal(e.controlOK("GET", "/control/connections", nil), &list))
+			assertEqual(t, "connections after close", len(list.Connections), 0)
+		})
 	}
 }
