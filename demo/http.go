@@ -248,14 +248,18 @@ func (d *demo) shutdownHTTP(ctx context.Context) error {
 	for _, s := range d.bySID {
 		open = append(open, s)
 	}
+	var keyed []*session
 	for _, s := range d.byKey {
 		if s.idle != nil {
 			s.idle.Stop()
 		}
-		delete(d.sessions, s.id)
+		keyed = append(keyed, s)
 	}
 	clear(d.byKey)
 	d.mu.Unlock()
+	for _, s := range keyed {
+		d.closeSession(s, "shutdown")
+	}
 	for _, s := range open {
 		for ss := range s.server.Sessions() {
 			_ = ss.Close()
