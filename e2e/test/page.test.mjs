@@ -36,6 +36,9 @@ describe("the demo page in headless Chromium", { skip }, () => {
   });
   after(() => b?.close());
 
+  /** refusedDial says whether a console error is Chromium reporting a refused connection (expected where a test dials a dead port or a stopped server). */
+  const refusedDial = (p) => /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch/.test(p);
+
   /** setup starts a fresh demo server for one test and stops it after. */
   async function setup(t, opts) {
     const server = await startDemo();
@@ -206,40 +209,40 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.deepEqual(page.problems, []);
   });
 
-  test("server stopped and started again: the page shows reconnecting, then the right lists", async (t) => {
-    const { page, server } = await setup(t);
-    await page.click("#login-btn");
-    await waitKeys(page, "tools", ALICE_TOOLS);
+  for (const transport of ["ws", "http"]) {
+    test(`server stopped and started again (${transport}): the page shows reconnecting, then the right lists`, async (t) => {
+      const { page, server } = await setup(t, { query: `transport=${transport}` });
+      await page.click("#login-btn");
+      await waitKeys(page, "tools", ALICE_TOOLS);
 
-    await server.stop();
-    await page.waitForSelector('#conn-status[data-status="reconnecting"]', { timeout: 10_000 });
-    assert.equal(await text(page, "#conn-status"), "reconnecting…");
-    await page.waitForSelector('#panel-tools[data-status="stale"]', { timeout: 5000 });
-    assert.equal(await text(page, "#panel-tools .status"), "stale (reconnecting)");
-    assert.deepEqual((await keys(page, "tools")).sort(), ALICE_TOOLS, "the last good list stays visible while away");
-    await logHas(page, "status", "connection lost");
+      await server.stop();
+      await page.waitForSelector('#conn-status[data-status="reconnecting"]', { timeout: 10_000 });
+      assert.equal(await text(page, "#conn-status"), "reconnecting…");
+      await page.waitForSelector('#panel-tools[data-status="stale"]', { timeout: 5000 });
+      assert.equal(await text(page, "#panel-tools .status"), "stale (reconnecting)");
+      assert.deepEqual((await keys(page, "tools")).sort(), ALICE_TOOLS, "the last good list stays visible while away");
+      await logHas(page, "status", "connection lost");
 
-    await server.restart(); // same port; a new server: this connection is anonymous again
-    await page.waitForSelector('#conn-status[data-status="ready"]', { timeout: 15_000 });
-    await waitKeys(page, "tools", ANON_TOOLS);
-    await waitKeys(page, "prompts", PROMPTS);
-    await waitKeys(page, "resources", RESOURCES);
-    for (const kind of ["tools", "prompts", "resources", "resourceTemplates"]) {
-      await page.waitForSelector(`#panel-${kind}[data-status="ready"]`, { timeout: 5000 });
-    }
-    await page.waitForFunction(() => document.querySelector("#who-user")?.textContent === "anonymous");
-    await logHas(page, "status", "reconnected");
-    // The re-lists after the reconnect say so, with no notification timing (when the package reports causes).
-    const changes = await page.$$eval('#log li[data-type="change"]', (lis) => lis.slice(0, 2).map((li) => ({ ...li.dataset, timing: li.querySelector(".timing")?.textContent ?? null })));
-    for (const c of changes.filter((c) => c.cause)) assert.deepEqual([c.cause, c.timing], ["reconnect", "re-listed after a reconnect"]);
-    // Chromium reports the refused WebSocket dials while the server was away.
-    assert.deepEqual(page.problems.filter((p) => !/WebSocket connection to .* failed/.test(p)), []);
-  });
+      await server.restart(); // same port; a new server: this connection is anonymous again
+      await page.waitForSelector('#conn-status[data-status="ready"]', { timeout: 15_000 });
+      await waitKeys(page, "tools", ANON_TOOLS);
+      await waitKeys(page, "prompts", PROMPTS);
+      await waitKeys(page, "resources", RESOURCES);
+      for (const kind of ["tools", "prompts", "resources", "resourceTemplates"]) {
+        await page.waitForSelector(`#panel-${kind}[data-status="ready"]`, { timeout: 5000 });
+      }
+      await page.waitForFunction(() => document.querySelector("#who-user")?.textContent === "anonymous");
+      await logHas(page, "status", "reconnected");
+      // The re-lists after the reconnect say so, with no notification timing (when the package reports causes).
+      const changes = await page.$$eval('#log li[data-type="change"]', (lis) => lis.slice(0, 2).map((li) => ({ ...li.dataset, timing: li.querySelector(".timing")?.textContent ?? null })));
+      for (const c of changes.filter((c) => c.cause)) assert.deepEqual([c.cause, c.timing], ["reconnect", "re-listed after a reconnect"]);
+      assert.equal(await attr(page, "#conn-protocol", "data-transport"), transport);
+      // Chromium reports the refused dials while the server was away.
+      assert.deepEqual(page.problems.filter((p) => !refusedDial(p)), []);
+    });
+  }
 
   // ---- transports and other servers ------------------------------------------------
-
-  /** refusedDial says whether a console error is Chromium reporting a refused connection (expected where a test dials a dead port or a stopped server). */
-  const refusedDial = (p) => /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch/.test(p);
 
   test("Streamable HTTP (?transport=http): the revision and the transport in the header, a live change, a login that sticks, a role switch", async (t) => {
     const { page, server } = await setup(t, { admin: true, query: "transport=http" });
