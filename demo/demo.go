@@ -39,6 +39,10 @@ type config struct {
 	// after its last POST; 0 = 5 minutes.
 	SessionTimeout time.Duration
 	Logger         *slog.Logger // nil = discard
+	// Revisions narrows the protocol revisions the server speaks (e.g.
+	// only "2025-11-25", to watch a client fall back); empty = all that
+	// go-sdk speaks.
+	Revisions []string
 }
 
 // defaultOrigins are the Origin patterns /mcp accepts besides its own
@@ -58,6 +62,7 @@ type demo struct {
 	started    time.Time
 	mcp        *mcpws.Handler             // /mcp over WebSocket
 	legacyHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2025-11-25 (sessions)
+	refuser    *mcp.Server                // answers 2026-07-28 requests when -revisions leaves it out
 	modernHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2026-07-28 (stateless)
 	origins    []string                   // Origin patterns /mcp accepts besides its own origin
 	handler    http.Handler
@@ -129,6 +134,11 @@ func newDemo(cfg config) (*demo, error) {
 	}
 	for _, r := range d.resources {
 		d.resourceByName[r.name] = r
+	}
+	for _, v := range cfg.Revisions {
+		if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+			return nil, fmt.Errorf("unknown protocol revision %q (go-sdk speaks %s)", v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
+		}
 	}
 	for _, p := range cfg.AllowOrigins {
 		if _, err := path.Match(p, ""); err != nil {

@@ -748,11 +748,12 @@ func TestParseFlags(t *testing.T) {
 	assertEqual(t, "js", cfg.JSDir, "js")
 	assertEqual(t, "token", cfg.AdminToken, "")
 
-	cfg, err = parseFlags([]string{"-allow-origin", "a.example, b.example", "-allow-origin=c.example", "-page-size", "2", "-churn", "3s"}, env("from-env"), &strings.Builder{})
+	cfg, err = parseFlags([]string{"-allow-origin", "a.example, b.example", "-allow-origin=c.example", "-page-size", "2", "-churn", "3s", "-revisions", "2025-11-25"}, env("from-env"), &strings.Builder{})
 	assertNoError(t, err)
 	assertEqual(t, "origins", strings.Join(cfg.AllowOrigins, " "), "a.example b.example c.example")
 	assertEqual(t, "token", cfg.AdminToken, "from-env")
 	assertEqual(t, "churn", cfg.Churn, 3*time.Second)
+	assertEqual(t, "revisions", strings.Join(cfg.Revisions, " "), "2025-11-25")
 
 	cfg, err = parseFlags([]string{"-admin-token", "flag"}, env("from-env"), &strings.Builder{})
 	assertNoError(t, err)
@@ -824,5 +825,29 @@ func TestHTTPConnectionEnds(t *testing.T) {
 			assertNoError(t, json.Unmarshal(e.controlOK("GET", "/control/connections", nil), &list))
 			assertEqual(t, "connections after close", len(list.Connections), 0)
 		})
+	}
+}
+
+// A server narrowed to 2025-11-25 (-revisions): the client tries 2026-07-28,
+// falls back, and its lists are live; the refused probe leaves no connection.
+func TestFallback(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{transportWebSocket, transportHTTP} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, func(c *config) { c.Revisions = []string{mcplive.ProtocolVersion} })
+			e.v = variant{transport: transport}
+			c := e.connect("")
+			assertEqual(t, "protocol version", c.ProtocolVersion(), mcplive.ProtocolVersion)
+			tools := watchList(t, c.Tools())
+			e.controlOK("POST", "/control/tools/echo/disable", nil)
+			tools.until("add", "login", "now", "whoami")
+			var list connectionsOut
+			assertNoError(t, json.Unmarshal(e.controlOK("GET", "/control/connections", nil), &list))
+			assertEqual(t, "connections", len(list.Connections), 1)
+		})
+	}
+	if _, err := newDemo(config{Revisions: []string{"2020-01-01"}}); err == nil {
+		t.Error("an unknown revision was accepted")
 	}
 }

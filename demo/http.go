@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,15 @@ func (d *demo) newHTTPHandlers() {
 		Stateless: true,
 		Logger:    d.log,
 	})
+	// A server narrowed (-revisions) to older revisions refuses 2026-07-28
+	// requests through this one, without opening a connection for them.
+	d.refuser = mcp.NewServer(&mcp.Implementation{Name: "mcplive-demo", Version: "0.1.0"},
+		&mcp.ServerOptions{SupportedProtocolVersions: d.cfg.Revisions})
+}
+
+// speaks reports whether the server speaks revision v.
+func (d *demo) speaks(v string) bool {
+	return len(d.cfg.Revisions) == 0 || slices.Contains(d.cfg.Revisions, v)
 }
 
 // serveMCP is /mcp.
@@ -105,7 +115,11 @@ func (d *demo) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	stop := context.AfterFunc(d.ctx, cancel)
 	defer stop()
 
-	if r.Header.Get("Mcp-Protocol-Version") >= modernVersion {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= modernVersion {
+		if !d.speaks(v) {
+			d.modernHTTP.ServeHTTP(w, r.WithContext(context.WithValue(ctx, serverKey{}, d.refuser)))
+			return
+		}
 		s := d.acquire(r, user)
 		defer d.release(s)
 		d.modernHTTP.ServeHTTP(w, r.WithContext(context.WithValue(ctx, serverKey{}, s.server)))

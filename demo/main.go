@@ -62,7 +62,7 @@ func (l *listFlag) Set(v string) error {
 // parseFlags reads the command line; getenv supplies MCPLIVE_ADMIN_TOKEN.
 func parseFlags(args []string, getenv func(string) string, out io.Writer) (config, error) {
 	var cfg config
-	var origins listFlag
+	var origins, revisions listFlag
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen `address`")
@@ -71,6 +71,7 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 	fs.StringVar(&cfg.AdminToken, "admin-token", "", "control API `token` (default: $MCPLIVE_ADMIN_TOKEN, else a random one, printed at start-up)")
 	fs.Var(&origins, "allow-origin", "extra Origin `pattern`s allowed on /mcp, comma-separated or repeated (\"example.com\", \"*.example.com:*\", \"https://app.example.com\")")
 	fs.IntVar(&cfg.PageSize, "page-size", 5, "items per page of every list")
+	fs.Var(&revisions, "revisions", "the protocol `revision`s the server speaks, comma-separated or repeated (e.g. 2025-11-25, to watch a client fall back; default: all that go-sdk speaks)")
 	fs.DurationVar(&cfg.Churn, "churn", 0, "flip a resource or template online/offline at this `interval` (e.g. 3s; 0 = off)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: demo [flags]\n\nThe mcplive demo MCP server (see demo/README.md).\n\n")
@@ -89,6 +90,7 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 		return cfg, fmt.Errorf("-churn must not be negative")
 	}
 	cfg.AllowOrigins = origins
+	cfg.Revisions = revisions
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = getenv("MCPLIVE_ADMIN_TOKEN")
 	}

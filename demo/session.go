@@ -129,7 +129,8 @@ func (d *demo) openSession(r *http.Request, user, transport, sid string, logAttr
 		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return d.subscribe(s, req.Params.URI, false)
 		},
-		GetSessionID: sessionID,
+		GetSessionID:              sessionID,
+		SupportedProtocolVersions: d.cfg.Revisions,
 	})
 	d.sync(s)
 	d.sessions[s.id] = s

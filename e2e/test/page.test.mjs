@@ -375,6 +375,30 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.deepEqual(page.problems.filter((p) => !refusedDial(p)), []);
   });
 
+  test("a server of 2025-11-25 only (-revisions), by URL from another origin: the client falls back, the header says so, changes arrive over HTTP (session, GET stream) and WebSocket", async (t) => {
+    const { page } = await setup(t);
+    const old = await startDemo({ args: ["-revisions", "2025-11-25"] });
+    t.after(() => old.stop());
+    for (const url of [`${old.url}/mcp`, old.ws]) {
+      const transport = url.startsWith("ws") ? "ws" : "http";
+      await page.fill("#connect-url", url);
+      await page.click("#connect-btn");
+      await page.waitForSelector(`#conn-protocol[data-transport="${transport}"][data-version="2025-11-25"]`, { timeout: 20_000 });
+      await page.waitForSelector('#conn-status[data-status="ready"]');
+      assert.equal(await text(page, "#conn-protocol"), `MCP 2025-11-25 · ${transport === "ws" ? "WebSocket" : "Streamable HTTP"}`);
+      await waitKeys(page, "tools", ANON_TOOLS);
+      await old.control("POST", "tools/now/disable");
+      await waitKeys(page, "tools", ANON_TOOLS.filter((n) => n !== "now"));
+      await old.control("POST", "tools/now/enable");
+      await waitKeys(page, "tools", ANON_TOOLS);
+    }
+    // The page's HTTP session (Mcp-Session-Id, read across origins) ended with its DELETE when the page moved on.
+    const conns = await old.control("GET", "connections");
+    assert.deepEqual(conns.connections.map((c) => c.transport), ["websocket"], "the HTTP session ended when the page switched");
+    // The refused 2026-07-28 probe over HTTP is a 400, which Chromium logs.
+    assert.deepEqual(page.problems.filter((p) => !/Failed to load resource: the server responded with a status of 400/.test(p)), []);
+  });
+
   test("hostile server text: HTML and script payloads in a tool's name and description show as text and nothing runs", async (t) => {
     const server = await startDemo();
     t.after(() => server.stop());
