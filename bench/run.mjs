@@ -9,13 +9,15 @@
 //             StreamableHTTPClientTransport
 //   http-2026 Streamable HTTP, 2026-07-28: mcplive vs the v2 client
 //             (@modelcontextprotocol/client, versionNegotiation "auto")
+//   ws-2026   WebSocket, 2026-07-28: mcplive alone (no TS SDK client
+//             speaks it over WebSocket)
 //
 //   node run.mjs            the full benchmark (several minutes); writes
 //                           results/<date>.json and results/latest.md
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
 //   --only=latency,burst,big,cold,memory   a subset of the workloads
-//   --sections=ws,http,http-2026           a subset of the sections
+//   --sections=ws,http,http-2026,ws-2026   a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
 // BENCH_BEFORE=<git revision> adds the "mcplive@before" column to the ws
@@ -102,6 +104,14 @@ const SECTIONS = [
       { key: "ts-auto", name: "TS SDK 2.x, auto-refresh (default)", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=auto", auto: true },
       { key: "ts-relist", name: "TS SDK 2.x, re-list every notification", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=relist" },
     ],
+  },
+  {
+    // No TS SDK client speaks 2026-07-28 over WebSocket: mcplive alone, to
+    // set its two eras side by side on one transport.
+    id: "ws-2026",
+    title: "WebSocket, protocol 2026-07-28 (mcplive only: no TS SDK client speaks it over WebSocket)",
+    workloads: ["latency", "burst", "big"],
+    clients: [{ key: "mcplive", name: "mcplive", page: "mcplive.html?transport=ws" }],
   },
 ].filter((s) => SECTIONS_WANTED.length === 0 || SECTIONS_WANTED.includes(s.id));
 for (const sec of SECTIONS) for (const c of sec.clients) c.id = `${sec.id}:${c.key}`;
