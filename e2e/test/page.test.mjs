@@ -399,6 +399,19 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.deepEqual(page.problems.filter((p) => !/Failed to load resource: the server responded with a status of 400/.test(p)), []);
   });
 
+  test("?url= opens the page on another server", async (t) => {
+    const other = await startDemo();
+    t.after(() => other.stop());
+    await other.control("POST", "tools", { name: "only_on_other" });
+    const { page } = await setup(t, { query: `url=${other.url}/mcp?token=bob-token` });
+    await waitKeys(page, "tools", [...ALICE_TOOLS, "only_on_other"]);
+    assert.equal(await page.$eval("#connect-url", (el) => el.value), `${other.url}/mcp?token=bob-token`);
+    assert.equal(await text(page, "#who-user"), "bob");
+    assert.equal(await text(page, "#role-conn"), "unknown", "another server's connection id is not this server's to switch");
+    assert.equal(await page.$eval("#foreign-note", (el) => el.hidden), false);
+    assert.deepEqual(page.problems, []);
+  });
+
   test("hostile server text: HTML and script payloads in a tool's name and description show as text and nothing runs", async (t) => {
     const server = await startDemo();
     t.after(() => server.stop());
