@@ -792,7 +792,17 @@ describe("the demo page in headless Chromium", { skip }, () => {
         await page.click("#log-expand");
         await check("the expanded log");
       }
-      assert.deepEqual(page.problems, []);
+
+      // 100 kB typed into the URL field, and the error that names it.
+      if (await page.isVisible("#url-toggle")) await page.click("#url-toggle");
+      const dead = `http://127.0.0.1:9/${long("q")}`;
+      await page.fill("#connect-url", dead);
+      await check("a long URL in the field");
+      await page.click("#connect-btn");
+      await page.waitForSelector('#conn-status[data-status="failed"]', { timeout: 20_000 });
+      assert.deepEqual(await overflows(page, `${STRICT}, .connect, #connect-error, #conn-protocol`), [], `${name}, the failed connect's error`);
+      assert.deepEqual(await outOfView(page, PANELS), [], "the lists are on screen");
+      assert.deepEqual(page.problems.filter((p) => !refusedDial(p)), []);
     });
   }
 });
