@@ -132,11 +132,11 @@ let unwire = () => {};
 let aborter = null;
 
 /**
- * connectTo replaces the client with one connected to u. This server's own
- * endpoint is tried again with backoff (the page may load before the server
- * is up); any other URL once, its error shown.
+ * connectTo replaces the client with one connected to u. With retry (the
+ * page's first connect to its own server, which may not be up yet) a
+ * failure is tried again with backoff; else once, its error shown.
  */
-async function connectTo(u) {
+async function connectTo(u, { retry = false } = {}) {
   const gen = ++generation;
   aborter?.abort(new DOMException("another connect replaced this one", "AbortError"));
   const ac = (aborter = new AbortController());
@@ -151,7 +151,6 @@ async function connectTo(u) {
   showWho(false);
   $("#server-info").textContent = "…";
   showConnectError(null);
-  const retry = isOwn(u);
   let delay = 500;
   for (;;) {
     showStatus("connecting");
@@ -894,5 +893,5 @@ showTab("tool");
       showConnectError(err);
     }
   }
-  connectTo(first);
+  connectTo(first, { retry: isOwn(first) });
 }

@@ -355,6 +355,13 @@ describe("the demo page in headless Chromium", { skip }, () => {
       assert.deepEqual(await keys(page, kind), [], `${kind}: nothing left from the last server`);
     }
 
+    // This server with a token it does not know (401 over HTTP): one attempt, its error shown.
+    await page.fill("#connect-url", `${server.url}/mcp?token=nope`);
+    await page.click("#connect-btn");
+    await page.waitForFunction(() => document.querySelector("#connect-error")?.textContent.includes("token=nope"), null, { timeout: 20_000 });
+    assert.equal(await attr(page, "#conn-status", "data-status"), "failed");
+    assert.match(await text(page, "#connect-error"), /Error: .*token=nope/);
+
     // Not an MCP URL at all: said so, nothing dialed.
     await page.fill("#connect-url", "ftp://example.com/mcp");
     await page.click("#connect-btn");
