@@ -170,6 +170,7 @@ type httpConn struct {
 	established bool   // the server has answered a message as it should
 	expired     bool   // the server ended the session (404)
 	getStarted  bool
+	inflight    map[string]struct{} // ids of requests sent and not answered
 	wake        chan struct{} // signals Read: a message or the end
 
 	closeOnce sync.Once
@@ -359,10 +360,14 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(c.ctx, cancel)
 	handedOff := false
+	if m.isRequest() {
+		c.track(m.id)
+	}
 	defer func() {
 		if !handedOff {
 			stop()
 			cancel()
+			c.settle(m.id)
 		}
 	}()
 
@@ -406,6 +411,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	case "application/json":
 		c.setEstablished()
 		handedOff = c.goTracked(func() {
+			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
 			c.readJSON(reqCtx, resp, m)
@@ -413,6 +419,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	case "text/event-stream":
 		c.setEstablished()
 		handedOff = c.goTracked(func() {
+			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
 			c.follow(reqCtx, resp, m.id, m.method)
@@ -461,6 +468,27 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 		defer cancel()
 		_ = c.Write(ctx, b)
 	})
+}
+
+// track notes request id as in flight: Close cancels it on the server.
+func (c *httpConn) track(id json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inflight == nil {
+		c.inflight = make(map[string]struct{})
+	}
+	c.inflight[string(id)] = struct{}{}
+}
+
+// settle notes that request id is no longer in flight: answered, given
+// up, or never sent.
+func (c *httpConn) settle(id json.RawMessage) {
+	if id == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.inflight, string(id))
 }
 
 func (c *httpConn) isEstablished() bool {
@@ -1009,31 +1037,35 @@ func (c *httpConn) Close() error {
 			c.err = fmt.Errorf("%w by the client", ErrClosed)
 		}
 		c.queue = nil
-		sid, expired := c.sessionID, c.expired
+		sid, expired, version := c.sessionID, c.expired, c.version
+		var inflight []json.RawMessage
+		for id := range c.inflight {
+			inflight = append(inflight, json.RawMessage(id))
+		}
 		c.mu.Unlock()
 		c.signal()
 		c.cancel()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), min(c.dialTimeout, 5*time.Second))
-			req := &httpRequest{ctx: ctx, Method: http.MethodDelete, URL: c.url, Header: c.header.Clone()}
-			if req.Header == nil {
-				req.Header = http.Header{}
-			}
-			{
-				if c.token != nil {
-					if tok, err := c.token(ctx); err == nil && tok != "" {
-						req.Header.Set("Authorization", "Bearer "+tok)
+			if version < modernVersion {
+				// A dropped request goes on running on the server (the
+				// spec of 2025-11-25); a server may also hold the DELETE
+				// until its requests end (go-sdk does). Cancel them.
+				for _, id := range inflight {
+					b, err := json.Marshal(map[string]any{
+						"jsonrpc": "2.0", "method": "notifications/cancelled",
+						"params": map[string]any{"requestId": id, "reason": "the client closed the connection"},
+					})
+					if err != nil {
+						continue
+					}
+					if resp, err := c.sendOnce(ctx, http.MethodPost, b, outgoing{method: "notifications/cancelled"}, ""); err == nil {
+						resp.Body.Close()
 					}
 				}
-				req.Header.Set(headerSessionID, sid)
-				c.mu.Lock()
-				if c.version != "" {
-					req.Header.Set(headerProtocolVersion, c.version)
-				}
-				c.mu.Unlock()
-				if resp, err := c.rt.roundTrip(req); err == nil {
-					resp.Body.Close()
-				}
+			}
+			if resp, err := c.sendOnce(ctx, http.MethodDelete, nil, outgoing{}, ""); err == nil {
+				resp.Body.Close()
 			}
 			cancel()
 		}

@@ -359,6 +359,35 @@ func TestHTTPHostileCloseDeletes(t *testing.T) {
 	assertEqual(t, deletes.Load(), int32(1), "DELETEs")
 }
 
+// Close with a request in flight (2025-11-25): a dropped POST does not
+// cancel a request on the server, so Close sends notifications/cancelled
+// for it before the DELETE (go-sdk holds a DELETE until the session's
+// requests end).
+func TestHTTPHostileCloseCancelsInFlight(t *testing.T) {
+	t.Parallel()
+	s, h := hSession(t, hh.Options{SessionID: "s-9"}, mcplive.HTTPTransport{}, nil)
+	done := async(func() error { return s.Ping(context.Background()) })
+	r := h.Expect(http.MethodPost, "ping") // never answered
+	assertNoErr(t, recv(t, async(s.Close), "Close"), "Close")
+	assertErr(t, recv(t, done, "Ping"), errs(mcplive.ErrClosed))
+	var cancelled, deleted int
+	for i, rec := range h.Log() {
+		switch {
+		case rec.RPC.Method == "notifications/cancelled":
+			cancelled = i
+			var p struct{ RequestID json.RawMessage }
+			_ = json.Unmarshal(rec.RPC.Params, &p)
+			assertEqual(t, string(p.RequestID), string(r.RPC.ID), "cancelled request id")
+			assertEqual(t, rec.Header.Get("Mcp-Session-Id"), "s-9", "session id of the cancellation")
+		case rec.Method == http.MethodDelete:
+			deleted = i
+		}
+	}
+	if cancelled == 0 || deleted < cancelled {
+		t.Fatalf("requests after the ping: cancelled at %d, DELETE at %d; want the cancellation, then the DELETE", cancelled, deleted)
+	}
+}
+
 // Credentials: Header and Token go with every request; a 401 is an
 // *AuthError with the challenge's parameters (and ErrDial on initialize);
 // OnUnauthorized may fix the credentials, and the request is sent once
