@@ -171,7 +171,7 @@ type httpConn struct {
 	expired     bool   // the server ended the session (404)
 	getStarted  bool
 	inflight    map[string]struct{} // ids of requests sent and not answered
-	wake        chan struct{} // signals Read: a message or the end
+	wake        chan struct{}       // signals Read: a message or the end
 
 	closeOnce sync.Once
 }
