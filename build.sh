@@ -6,6 +6,9 @@
 #   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e,
 #                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
+#   ./build.sh conformance  the official MCP conformance suite against the npm package
+#                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
+#                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
 #
 # Each command installs what it needs (Go modules, npm ci, Debian chromium when
 # missing and we are root) and fails with a clear message otherwise.
@@ -130,6 +133,7 @@ cmd_test() {
   test_go
   build_wasm
   test_js
+  cmd_conformance --no-build
   if [ -d e2e ]; then test_browser; fi
   test_bench_smoke
   say "all tests passed"
@@ -143,6 +147,22 @@ test_bench_smoke() {
   npm_ci bench
   say "benchmark smoke run (tiny workload, headless Chromium)"
   (cd bench && npm run bench:smoke)
+}
+
+# cmd_conformance runs @modelcontextprotocol/conformance (conformance/: 0.1.16 for
+# 2025-11-25, 0.2.0-alpha.12 for 2026-07-28, on the Node 22 of the npm package
+# node@22) against conformance/client.mjs, the npm package with the real wasm.
+# It prints one row per scenario; expected failures and their reasons live in
+# conformance/run.mjs (and README.md's Conformance section). About 30 s.
+# ./build.sh conformance NAME... runs only those scenarios (NAME or REVISION:NAME).
+cmd_conformance() {
+  if [ "${1:-}" = --no-build ]; then shift; else build_wasm; fi
+  need_node
+  npm_ci conformance
+  local node22=conformance/node_modules/node/bin/node
+  [ -x "$node22" ] || die "conformance/node_modules/node/bin/node missing: the npm package node@22 did not install its binary"
+  say "MCP conformance suite ($("$node22" --version)): every non-OAuth client scenario of 2025-11-25 and 2026-07-28"
+  (cd conformance && NODE_OPTIONS= ./node_modules/node/bin/node run.mjs "$@")
 }
 
 cmd_bench() {
@@ -163,5 +183,6 @@ case "${1:-build}" in
   demo) shift; cmd_demo "$@" ;;
   test) cmd_test ;;
   bench) cmd_bench ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench)" ;;
+  conformance) shift; cmd_conformance "$@" ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance)" ;;
 esac
