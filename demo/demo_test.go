@@ -851,3 +851,30 @@ func TestFallback(t *testing.T) {
 		t.Error("an unknown revision was accepted")
 	}
 }
+
+// Shutdown ends every Streamable HTTP event stream (the 2025-11-25 GET
+// stream, the 2026-07-28 listen stream): the client notices at once, and
+// the server's own shutdown does not wait for them.
+func TestHTTPShutdown(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{mcplive.ModernVersion, mcplive.ProtocolVersion} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, nil)
+			e.v = variant{transportHTTP, version}
+			c := e.connect("")
+			states := make(chan mcplive.State, 10)
+			stop := c.WatchState(func(s mcplive.State) { states <- s })
+			defer stop()
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			assertNoError(t, e.d.shutdown(ctx))
+			for {
+				s := recv(t, states, "the client's state after the shutdown")
+				if s != mcplive.StateReady {
+					break
+				}
+			}
+		})
+	}
+}
