@@ -105,7 +105,9 @@ function showTarget(u) {
   document.body.toggleAttribute("data-foreign", foreign);
   const note = $("#foreign-note");
   note.hidden = !foreign;
-  note.textContent = foreign ? `Connected to ${clip(u.href, 300)}: the controls below drive this page's own server (${location.host}), not that one.` : "";
+  note.textContent = foreign
+    ? `Connected to ${clip(u.href, 300)}: log in and out (1) and Try it act on that server; situations 2–4 drive this page's own server (${location.host}), not that one.`
+    : "";
 }
 
 /** showProtocol shows the transport and, once known, the negotiated protocol revision. */
