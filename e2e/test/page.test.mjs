@@ -6,7 +6,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, openDemo, keys, waitKeys, CHROMIUM, PANELS, outOfView, overflows, innerScrolls } from "../lib/browser.mjs";
-import { startDemo, buildDemo, ADMIN_TOKEN } from "../lib/demo-server.mjs";
+import { startDemo, buildDemo, freePort, ADMIN_TOKEN } from "../lib/demo-server.mjs";
 import { ms } from "../../demo/static/dom.js";
 
 const skip = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
@@ -36,8 +36,8 @@ describe("the demo page in headless Chromium", { skip }, () => {
   });
   after(() => b?.close());
 
-  /** refusedDial says whether a console error is Chromium reporting a refused connection (expected where a test dials a dead port or a stopped server). */
-  const refusedDial = (p) => /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|Failed to load resource|Failed to fetch/.test(p);
+  /** refusedDial says whether a console error is Chromium reporting a refused connection or token (expected where a test dials a dead port, a stopped server or a bad token). */
+  const refusedDial = (p) => /WebSocket connection to .* failed|Failed to load resource: net::ERR_CONNECTION_REFUSED|Failed to load resource: the server responded with a status of 401/.test(p);
 
   /** setup starts a fresh demo server for one test and stops it after. */
   async function setup(t, opts) {
@@ -338,7 +338,6 @@ describe("the demo page in headless Chromium", { skip }, () => {
     await waitKeys(page, "tools", [...ANON_TOOLS, "only_on_other"]);
 
     // A port nobody listens on: the connect fails at once, visibly.
-    const { freePort } = await import("../lib/demo-server.mjs");
     const dead = `http://127.0.0.1:${await freePort()}/mcp`;
     await page.fill("#connect-url", dead);
     await page.click("#connect-btn");
@@ -802,7 +801,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
 
       // 100 kB typed into the URL field, and the error that names it.
       if (await page.isVisible("#url-toggle")) await page.click("#url-toggle");
-      const dead = `http://127.0.0.1:9/${long("q")}`;
+      const dead = `http://127.0.0.1:${await freePort()}/${long("q")}`;
       await page.fill("#connect-url", dead);
       await check("a long URL in the field");
       await page.click("#connect-btn");
