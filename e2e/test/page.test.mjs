@@ -144,7 +144,7 @@ describe("the demo page in headless Chromium", { skip }, () => {
   });
 
   test("3 resource availability: resources and templates go online and offline; a subscribed resource refreshes", async (t) => {
-    const { page } = await setup(t, { admin: true });
+    const { page, server } = await setup(t, { admin: true });
     await page.check('#admin-resources input[data-name="changelog"]');
     await waitKeys(page, "resources", [...RESOURCES, "demo://docs/changelog"]);
     assert.match(await attr(page, item("resources", "demo://docs/changelog"), "class"), /\badded\b/);
@@ -180,6 +180,9 @@ describe("the demo page in headless Chromium", { skip }, () => {
     assert.equal(await page.$eval("#try-dot", (el) => el.hidden), true);
     assert.match(await text(page, "#resource-meta"), /updated 1×/);
     assert.equal(await text(page, "#resource-sub"), "Unsubscribe");
+    // The lists stay live with the subscription in the listen stream's filter (2026-07-28 over a WebSocket: demo/listen.go).
+    await server.control("POST", "resources/changelog/offline");
+    await waitKeys(page, "resources", RESOURCES);
 
     // A template read: fill its variable.
     await page.click(`${item("resourceTemplates", "demo://math/square/{n}")} .try-btn`);
