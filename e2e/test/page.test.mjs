@@ -666,6 +666,10 @@ describe("the demo page in headless Chromium", { skip }, () => {
       await page.click("#tool-call");
       await page.waitForSelector("#tool-result pre.content-text");
       await inView(page, "after a tool call", ["#tool-call"]);
+
+      // The header's connect controls: on a phone the URL button opens the field.
+      if (await page.isVisible("#url-toggle")) await page.click("#url-toggle");
+      await inView(page, "with the URL field open", ["#transport-ws", "#transport-http", "#connect-url", "#connect-btn", "#conn-status"]);
       assert.deepEqual(page.problems, []);
     });
   }
