@@ -1,0 +1,290 @@
+package mcplive
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// The errors of the Streamable HTTP transport: what an HTTP status, a
+// refused credential or a failed dial becomes.
+
+// closedErr is the error of a request that Close (or a failure) cut off.
+func (c *httpConn) closedErr() error {
+	if err := c.failure(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w by the client", ErrClosed)
+}
+
+// dialErr adds ErrDial to err while no message has been answered yet: the
+// server at this URL does not speak Streamable HTTP as it should.
+func (c *httpConn) dialErr(err error, hint string) error {
+	c.mu.Lock()
+	established := c.established
+	c.mu.Unlock()
+	if established {
+		return err
+	}
+	if hint != "" {
+		return fmt.Errorf("%w: %w; %s", ErrDial, err, hint)
+	}
+	return fmt.Errorf("%w: %w", ErrDial, err)
+}
+
+// refused handles a POST answered with an HTTP error status.
+func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err := c.sessionGone(resp); err != nil {
+		return err
+	}
+	if m.isRequest() {
+		if rpcErr := jsonRPCErrorBody(body); rpcErr != nil {
+			// The server's answer to the request, in JSON-RPC terms.
+			b, err := json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   json.RawMessage `json:"error"`
+			}{"2.0", m.id, rpcErr})
+			if err == nil {
+				c.push(b)
+				return nil
+			}
+		}
+	}
+	if isAuthChallenge(resp) {
+		aerr := c.authError(resp, http.MethodPost)
+		return aerr
+	}
+	herr := &HTTPError{Method: http.MethodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
+	c.mu.Lock()
+	established, sid := c.established, c.sessionID
+	c.mu.Unlock()
+	if !established {
+		herr.err = ErrDial
+	}
+	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == http.StatusBadRequest {
+		// A browser hides a response header unless the server exposes it.
+		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
+	}
+	return fmt.Errorf("mcplive: %s: %w", m.what(), herr)
+}
+
+// sessionGone returns the error that ends the connection when resp is a
+// 404 to a request that carried the session id: the server ended the
+// session (expired, restarted, deleted), and the client must start a new
+// one. It returns nil for any other answer.
+func (c *httpConn) sessionGone(resp *httpResponse) error {
+	sid := resp.Request.Header.Get(headerSessionID)
+	if resp.StatusCode != http.StatusNotFound || sid == "" {
+		return nil
+	}
+	err := fmt.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
+	c.mu.Lock()
+	c.expired = true
+	c.mu.Unlock()
+	c.fail(err)
+	return err
+}
+
+// jsonRPCErrorBody returns the error member of body when body is one
+// JSON-RPC error response.
+func jsonRPCErrorBody(body []byte) json.RawMessage {
+	var v struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
+		return nil
+	}
+	var e RPCError
+	if json.Unmarshal(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
+		return nil
+	}
+	return v.Error
+}
+
+func bodySnippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// isAuthChallenge reports an answer that refuses the request's
+// credentials: 401, or 403 with a Bearer challenge (insufficient scope).
+// A 403 without one is a refused Origin or a plain denial.
+func isAuthChallenge(resp *httpResponse) bool {
+	return resp.StatusCode == http.StatusUnauthorized ||
+		(resp.StatusCode == http.StatusForbidden && resp.Header.Get("WWW-Authenticate") != "")
+}
+
+func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
+	h := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+	params := parseAuthParams(h)
+	e := &AuthError{
+		StatusCode:       resp.StatusCode,
+		URL:              c.url,
+		WWWAuthenticate:  h,
+		ResourceMetadata: params["resource_metadata"],
+		Scope:            params["scope"],
+		Code:             params["error"],
+		Description:      params["error_description"],
+	}
+	c.mu.Lock()
+	if !c.established {
+		e.err = ErrDial
+	}
+	c.mu.Unlock()
+	return e
+}
+
+// parseAuthParams picks the auth-params (name=token or name="quoted")
+// out of WWW-Authenticate challenges. Names are lower-cased; the first
+// occurrence of a name wins.
+func parseAuthParams(h string) map[string]string {
+	out := map[string]string{}
+	i := 0
+	for i < len(h) {
+		// A name: a run of token characters followed by '='.
+		j := i
+		for j < len(h) && isTokenChar(h[j]) {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		name := strings.ToLower(h[i:j])
+		k := j
+		for k < len(h) && (h[k] == ' ' || h[k] == '\t') {
+			k++
+		}
+		if k >= len(h) || h[k] != '=' {
+			i = j // a scheme name or a token68 part
+			continue
+		}
+		k++
+		if k < len(h) && h[k] == '=' {
+			// A token68 (base64 padding), not a name=value pair.
+			for k < len(h) && h[k] == '=' {
+				k++
+			}
+			i = k
+			continue
+		}
+		for k < len(h) && (h[k] == ' ' || h[k] == '\t') {
+			k++
+		}
+		var val strings.Builder
+		if k < len(h) && h[k] == '"' {
+			k++
+			for k < len(h) && h[k] != '"' {
+				if h[k] == '\\' && k+1 < len(h) {
+					k++
+				}
+				val.WriteByte(h[k])
+				k++
+			}
+			k++ // the closing quote
+		} else {
+			for k < len(h) && isTokenChar(h[k]) {
+				val.WriteByte(h[k])
+				k++
+			}
+		}
+		if _, ok := out[name]; !ok {
+			out[name] = val.String()
+		}
+		i = k
+	}
+	return out
+}
+
+// isTokenChar reports a character of an RFC 9110 token.
+func isTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// AuthError reports a request whose credentials the server refused: HTTP
+// 401, or 403 with a Bearer challenge (insufficient scope). Get it with
+// errors.As. ResourceMetadata is where an OAuth client starts (RFC 9728:
+// the protected resource metadata names the authorization servers). Before
+// the session was established it also matches ErrDial.
+type AuthError struct {
+	StatusCode int
+	URL        string
+	// WWWAuthenticate is the server's challenge as it sent it.
+	WWWAuthenticate string
+	// ResourceMetadata, Scope, Code (the "error" parameter, such as
+	// invalid_token or insufficient_scope) and Description are the
+	// challenge's parameters, when present.
+	ResourceMetadata string
+	Scope            string
+	Code             string
+	Description      string
+
+	err error
+}
+
+func (e *AuthError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcplive: %s refused the credentials (HTTP %d)", e.URL, e.StatusCode)
+	if e.Code != "" {
+		fmt.Fprintf(&b, ": %s", e.Code)
+	}
+	if e.Description != "" {
+		fmt.Fprintf(&b, " (%s)", e.Description)
+	}
+	if e.ResourceMetadata != "" {
+		fmt.Fprintf(&b, "; authorization: see %s", e.ResourceMetadata)
+	}
+	if e.Scope != "" {
+		fmt.Fprintf(&b, "; scope %q", e.Scope)
+	}
+	return b.String()
+}
+
+func (e *AuthError) Unwrap() error { return e.err }
+
+// HTTPError reports an HTTP status where Streamable HTTP expects success,
+// with the start of the body the server sent. Before the session was
+// established it also matches ErrDial.
+type HTTPError struct {
+	Method     string
+	URL        string
+	StatusCode int
+	Status     string
+	Body       string
+
+	err  error
+	hint string
+}
+
+func (e *HTTPError) Error() string {
+	s := fmt.Sprintf("%s %s: the server answered %s", e.Method, e.URL, e.Status)
+	if e.Body != "" {
+		s += ": " + strconv.Quote(e.Body)
+	}
+	switch e.StatusCode {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		s += " (is the URL the server's MCP endpoint?)"
+	case http.StatusForbidden:
+		s += " (does the server allow this Origin and these credentials?)"
+	}
+	if e.hint != "" {
+		s += "; " + e.hint
+	}
+	if e.err != nil {
+		return e.err.Error() + ": " + s
+	}
+	return s
+}
+
+func (e *HTTPError) Unwrap() error { return e.err }

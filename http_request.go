@@ -1,0 +1,215 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// One request of the Streamable HTTP transport: the session's headers,
+// the dial timeout of the first answer, credentials, redirects.
+
+// noteSession keeps the session id the server assigned (with its first
+// answer: initialize). A different id later is ignored: the session is
+// the one the client initialized.
+func (c *httpConn) noteSession(resp *httpResponse) {
+	sid := resp.Header.Get(headerSessionID)
+	if sid == "" || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return
+	}
+	c.mu.Lock()
+	old := c.sessionID
+	if old == "" {
+		c.sessionID = sid
+	}
+	c.mu.Unlock()
+	if old != "" && old != sid {
+		c.log.Warn("mcplive: the server sent a different session id; keeping the first", "first", old, "now", sid)
+	}
+}
+
+// send makes one request with the session's headers: msg is the POST
+// body, lastEventID resumes a GET stream. Before the server first answered,
+// the wait for the answer is bounded by the dial timeout, and a failure
+// wraps ErrDial. A 401 goes through OnUnauthorized, which may have the
+// request sent once more.
+func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.sendOnce(ctx, method, msg, m, lastEventID)
+		if err != nil {
+			return nil, err
+		}
+		if !isAuthChallenge(resp) || c.onUnauth == nil || attempt > 0 {
+			return resp, nil
+		}
+		aerr := c.authError(resp, method)
+		resp.Body.Close()
+		if err := c.onUnauth(ctx, aerr); err != nil {
+			return nil, fmt.Errorf("%w (OnUnauthorized: %w)", aerr, err)
+		}
+	}
+}
+
+func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	if c.token != nil {
+		tok, err := c.token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	c.mu.Lock()
+	sid, version, established := c.sessionID, c.version, c.established
+	c.mu.Unlock()
+	if m.version != "" {
+		version = m.version
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if sid != "" {
+		req.Header.Set(headerSessionID, sid)
+	}
+	if version != "" {
+		req.Header.Set(headerProtocolVersion, version)
+	}
+	if version >= modernVersion && m.method != "" && m.isRequest() {
+		req.Header.Set(headerMethod, m.method)
+		switch m.method {
+		case "tools/call", "prompts/get", "resources/read":
+			if m.name != "" {
+				req.Header.Set(headerName, encodeHeaderValue(m.name))
+			}
+		}
+	}
+	if lastEventID != "" {
+		req.Header.Set(headerLastEventID, lastEventID)
+	}
+
+	// Before the server first answered, the wait for its answer is
+	// bounded like a WebSocket's handshake (the dial timeout); the timer
+	// stops once the answer has begun, and the body reads on in actx.
+	actx, acancel := context.WithCancel(ctx)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
+	if established || method != http.MethodPost {
+		timer.Stop()
+	}
+	req.ctx = actx
+	resp, err := c.rt.roundTrip(req)
+	if !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
+		if err == nil {
+			resp.Body.Close()
+		}
+		acancel()
+		return nil, fmt.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
+	}
+	if err == nil {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
+		return resp, nil
+	}
+	acancel()
+	if ctx.Err() != nil {
+		if c.ctx.Err() != nil {
+			return nil, c.closedErr()
+		}
+		return nil, ctx.Err()
+	}
+	if errors.Is(err, errRedirectMethod) {
+		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %v", ErrProtocol, method, c.url, err), "")
+	}
+	hint := "is the server up and the URL right?"
+	if runtime.GOOS == "js" {
+		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name and Last-Event-ID, and expose Mcp-Session-Id"
+	}
+	if !established {
+		return nil, fmt.Errorf("mcplive: %s %s: %w (%v); %s", method, c.url, ErrDial, err, hint)
+	}
+	// The server is out of reach: the connection ends, as a dropped
+	// WebSocket does, and the client reconnects.
+	err = fmt.Errorf("mcplive: %s %s: %w: %v; %s", method, c.url, ErrClosed, err, hint)
+	c.fail(err)
+	return nil, err
+}
+
+// cancelOnClose ends a request's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// errRedirectMethod reports a redirect that would change a request's method.
+var errRedirectMethod = errors.New("redirect changes the method")
+
+// httpRequest is one request as the transport sends it, and
+// httpResponse one answer: net/http's types would do, but under
+// WebAssembly they link Go's TLS and X.509 code into the binary (about
+// 40 KB compressed) for nothing: the browser twin (http_js.go) speaks
+// fetch without them.
+type httpRequest struct {
+	ctx    context.Context
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+type httpResponse struct {
+	StatusCode    int
+	Status        string // "404 Not Found"
+	Header        http.Header
+	ContentLength int64 // -1 when unknown
+	Body          io.ReadCloser
+	Request       *httpRequest // the request sent (its headers)
+}
+
+// roundTripper sends one request (natively through net/http, in browsers
+// and Node through fetch), following redirects that keep the method.
+type roundTripper interface {
+	roundTrip(*httpRequest) (*httpResponse, error)
+}
+
+// mediaType returns the media type of a Content-Type value, lower-cased,
+// without its parameters (mime.ParseMediaType, without package mime in the
+// wasm).
+func mediaType(ct string) string {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// encodeHeaderValue returns s as it may travel in Mcp-Name: as it is when
+// it is plain ASCII, in the "=?base64?…?=" form otherwise (2026-07-28).
+func encodeHeaderValue(s string) string {
+	plain := s != "" && s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t' &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7E
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
