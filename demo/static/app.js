@@ -149,6 +149,7 @@ async function connectTo(u, { retry = false } = {}) {
   unwire = () => {};
   old?.close().catch(() => {});
   for (const p of Object.values(panels)) p.reset();
+  for (const kind of KINDS) onList(kind, { items: [] }); // the buttons and pickers forget the last server too
   showTarget(u);
   showWho(false);
   $("#server-info").textContent = "…";
