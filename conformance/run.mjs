@@ -74,6 +74,8 @@ const TIMING_CHECKS = {
   "2025-11-25:sse-retry": ["client-sse-retry-timing"],
 };
 
+const SUITE_TIMEOUT_MS = 120_000;
+
 function suiteVersion(pkg) {
   return JSON.parse(readFileSync(path.join(here, "node_modules", pkg, "package.json"), "utf8")).version;
 }
@@ -89,7 +91,15 @@ function runScenario(revision, scenario, pkg, outDir) {
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
-    child.on("close", (code) => resolve({ code, output, ms: Date.now() - started }));
+    // The suite bounds the client (--timeout); this bounds the suite itself.
+    const watchdog = setTimeout(() => {
+      output += `\nrun.mjs: the suite did not finish within ${SUITE_TIMEOUT_MS / 1000} s; killed\n`;
+      child.kill("SIGKILL");
+    }, SUITE_TIMEOUT_MS);
+    child.on("close", (code) => {
+      clearTimeout(watchdog);
+      resolve({ code: code ?? 1, output, ms: Date.now() - started });
+    });
   });
 }
 
