@@ -93,7 +93,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 		return rejected(fmt.Errorf("connect: %w: client id %d is not new", errArgs, id))
 	}
 
-	opts, err := parseOptions(optsJSON)
+	opts, headers, err := parseOptions(optsJSON)
 	if err != nil {
 		return rejected(fmt.Errorf("connect: %w: options: %v", errArgs, err))
 	}
@@ -101,6 +101,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 	if err != nil {
 		return rejected(err)
 	}
+	configureHTTP(t, headers, hooks)
 	opts.Transport = wrapTransport(t, hooks)
 	opts.OnNotification = hooks.notification
 	opts.OnLog = hooks.log

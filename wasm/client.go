@@ -22,7 +22,7 @@ type client struct {
 	mu      sync.Mutex
 	closed  bool
 	stops   []func()
-	resyncs map[mcplive.Kind]func()
+	resyncs map[mcplive.Kind]func(mcplive.Cause) // send a list to JS again (lists.go)
 	subs    map[int]func(context.Context) error
 	nextSub int
 }
@@ -36,7 +36,7 @@ func newClient(id int, c *mcplive.Client, h *hooks) *client {
 // connect Promise resolves), so JS has every store's first value at once.
 func (cl *client) watch() {
 	stops := make([]func(), 0, len(mcplive.Kinds)+1)
-	resyncs := make(map[mcplive.Kind]func(), len(mcplive.Kinds))
+	resyncs := make(map[mcplive.Kind]func(mcplive.Cause), len(mcplive.Kinds))
 	for _, k := range mcplive.Kinds {
 		if l := cl.c.List(k); l != nil {
 			stop, resync := watchList(cl.hooks, l)

@@ -21,6 +21,11 @@ type errorInfo struct {
 	Message string          `json:"message"`
 	Code    *int64          `json:"code,omitempty"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	// An AuthError's: the HTTP status and the challenge's parameters.
+	Status           int    `json:"status,omitempty"`
+	ResourceMetadata string `json:"resourceMetadata,omitempty"`
+	Scope            string `json:"scope,omitempty"`
+	WWWAuthenticate  string `json:"wwwAuthenticate,omitempty"`
 }
 
 // errArgs reports arguments from JS that the binding cannot use; JS checks
@@ -36,7 +41,11 @@ func describe(err error) *errorInfo {
 	}
 	info := &errorInfo{Name: "Error", Message: jsMessage(err)}
 	var rpc *mcplive.RPCError
+	var auth *mcplive.AuthError
 	switch {
+	case errors.As(err, &auth):
+		info.Name = "AuthError"
+		info.Status, info.ResourceMetadata, info.Scope, info.WWWAuthenticate = auth.StatusCode, auth.ResourceMetadata, auth.Scope, auth.WWWAuthenticate
 	case errors.As(err, &rpc):
 		info.Name = "RPCError"
 		code := rpc.Code
@@ -73,17 +82,33 @@ func timeoutError(method string, d time.Duration) error {
 
 // dialError words a failed dial for a web developer: the browser hides
 // why a WebSocket handshake failed, so the message lists the likely causes.
+// Over Streamable HTTP an answer the client could read (an HTTP status, a
+// refused token, a timeout, a body that is not MCP) says why itself; a
+// request that failed without one (fetch's TypeError) may be CORS, and the
+// message says what the server must send.
 func dialError(url string, ws bool, err error) error {
-	why := "(a browser does not tell scripts the HTTP status of a failed WebSocket handshake)"
-	if !ws {
-		why = "(a browser does not tell scripts why a request failed: a refused connection, a CORS refusal and a bad certificate look alike)"
+	var auth *mcplive.AuthError
+	var status *mcplive.HTTPError
+	causes := dialCausesHTTP
+	if ws {
+		causes = dialCausesWS
+	} else if errors.As(err, &auth) || errors.As(err, &status) || errors.Is(err, mcplive.ErrTimeout) || errors.Is(err, mcplive.ErrProtocol) {
+		causes = ": " + jsMessage(err)
 	}
-	return &wordedError{
-		msg: "could not connect to " + url + ": the server is down or unreachable, the URL's path is wrong, " +
-			"the server refused this page's Origin, or it refused the token or credentials in the URL " + why,
-		err: err,
-	}
+	return &wordedError{msg: "could not connect to " + url + causes, err: err}
 }
+
+const (
+	dialCausesWS = ": the server is down or unreachable, the URL's path is wrong, the server refused this page's Origin, " +
+		"or it refused the token or credentials in the URL (a browser does not tell scripts the HTTP status of a failed WebSocket handshake)"
+	// The request headers are those Streamable HTTP sends in either revision.
+	dialCausesHTTP = ": the server is down or unreachable, the URL is wrong, or the server refused this page's cross-origin " +
+		"request (CORS): a browser does not tell scripts why a request failed, and a refused connection, a CORS refusal and a " +
+		"bad certificate look alike. For CORS the server must answer the preflight (OPTIONS) and every response with " +
+		"Access-Control-Allow-Origin for this page's origin, allow the methods GET, POST and DELETE and the request headers " +
+		"Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Last-Event-ID, and " +
+		"expose Mcp-Session-Id (Access-Control-Expose-Headers)"
+)
 
 // wordedError keeps err for errors.Is and As but replaces its text.
 type wordedError struct {
@@ -128,11 +153,13 @@ func jsMessage(err error) string {
 		s = strings.ReplaceAll(s, ": "+e.Error(), "")
 	}
 	s = strings.ReplaceAll(s, "mcplive: ", "")
+	s = strings.ReplaceAll(s, "(OnUnauthorized: ", "(")
 	s = strings.ReplaceAll(s, "context deadline exceeded", "timed out")
 	parts := strings.Split(s, ": ")
 	kept := parts[:0]
 	for _, p := range parts {
-		if p == "" || containsAny(p, goPhrases) {
+		// The same prefix twice ("initialize: initialize: ") says nothing new.
+		if p == "" || containsAny(p, goPhrases) || len(kept) > 0 && kept[len(kept)-1] == p {
 			continue
 		}
 		kept = append(kept, p)

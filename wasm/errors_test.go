@@ -41,6 +41,7 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("callTool: %w: the tool name is empty", errArgs), "TypeError", "callTool: bad arguments: the tool name is empty"},
 		{fmt.Errorf("mcplive: connect ws://h/mcp: %w", context.Canceled), "AbortError", "connect ws://h/mcp"},
 		{errors.New("version 2025-11-25 of 10 items"), "Error", "version 2025-11-25 of 10 items"},
+		{fmt.Errorf("mcplive: initialize: initialize: %w: POST http://h/mcp: boom", mcplive.ErrProtocol), "ProtocolError", "initialize: protocol violation: POST http://h/mcp: boom"},
 	}
 	for _, c := range cases {
 		got := describe(c.err)
@@ -86,5 +87,41 @@ func TestHumanDurations(t *testing.T) {
 		if got := humanDurations(in); got != want {
 			t.Errorf("humanDurations(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHTTPErrors: a refused token is an AuthError carrying the status and
+// the challenge; at connect, a Streamable HTTP request that failed without
+// an answer names CORS and what the server must send, while an answer the
+// client could read says why itself.
+func TestHTTPErrors(t *testing.T) {
+	auth := &mcplive.AuthError{StatusCode: 401, URL: "https://h/mcp", ResourceMetadata: "https://h/.well-known/oauth-protected-resource",
+		Scope: "read", WWWAuthenticate: `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="read"`}
+	got := describe(dialError("https://h/mcp", false, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
+	if got.Name != "AuthError" || got.Status != 401 || got.ResourceMetadata != auth.ResourceMetadata || got.Scope != "read" || got.WWWAuthenticate != auth.WWWAuthenticate {
+		t.Errorf("AuthError described as %+v", got)
+	}
+	for _, want := range []string{"could not connect to https://h/mcp: ", "refused the credentials (HTTP 401)", auth.ResourceMetadata, "(the token callback gave no new token)"} {
+		if !strings.Contains(got.Message, want) {
+			t.Errorf("message %q does not mention %q", got.Message, want)
+		}
+	}
+
+	fetchFailed := fmt.Errorf("mcplive: POST https://h/mcp: %w (fetch: TypeError: Failed to fetch); is the server up?", mcplive.ErrDial)
+	got = describe(dialError("https://h/mcp", false, fetchFailed))
+	if got.Name != "DialError" {
+		t.Errorf("name %q, want DialError", got.Name)
+	}
+	for _, want := range []string{"could not connect to https://h/mcp: ", "CORS", "Access-Control-Allow-Origin", "Content-Type", "Authorization",
+		"Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-ID", "expose Mcp-Session-Id"} {
+		if !strings.Contains(got.Message, want) {
+			t.Errorf("message %q does not mention %q", got.Message, want)
+		}
+	}
+
+	status := fmt.Errorf("mcplive: initialize: %w", &mcplive.HTTPError{Method: "POST", URL: "https://h/mcp", StatusCode: 404, Status: "404 Not Found"})
+	got = describe(dialError("https://h/mcp", false, status))
+	if !strings.HasPrefix(got.Message, "could not connect to https://h/mcp: ") || !strings.Contains(got.Message, "404 Not Found") || strings.Contains(got.Message, "CORS") {
+		t.Errorf("an HTTP status described as %q", got.Message)
 	}
 }

@@ -14,6 +14,7 @@ import (
 type hooks struct {
 	listFn, statusFn, logFn, notificationFn, updatedFn safejs.Value
 	beforeDialFn, afterDialFn                          safejs.Value
+	tokenFn                                            safejs.Value // Streamable HTTP: auth.go
 }
 
 func newHooks(obj safejs.Value) *hooks {
@@ -35,6 +36,7 @@ func newHooks(obj safejs.Value) *hooks {
 		updatedFn:      get("updated"),
 		beforeDialFn:   get("beforeDial"),
 		afterDialFn:    get("afterDial"),
+		tokenFn:        get("token"),
 	}
 }
 

@@ -30,6 +30,8 @@ type listMsg struct {
 	Version uint64
 	Status  mcplive.Status
 	Error   *errorInfo
+	Live    bool
+	Cache   *mcplive.CacheHint // sent as ttlMs, cacheScope, receivedAt
 	Full    bool
 	Keys    mcplive.Entries // nil: status only
 	Added   mcplive.Entries
@@ -40,18 +42,22 @@ type listMsg struct {
 }
 
 // watchList forwards every update of l to h.list and returns the function
-// that stops it and the one that sends a full message again (when JS found
-// that an update did not fit what it holds). It sends l's current state
-// first.
+// that stops it and again, which sends l's state again: with a cause, as a
+// full message (CauseInitial, first; causeResync when JS found that an
+// update did not fit what it holds); without one, as a status message when
+// the last walk changed nothing but when the list was received (after a
+// refresh: the root package does not wake subscribers for that alone, but
+// JS shows receivedAt). It sends l's current state first.
 //
 // WatchView comes before View so no change falls between them; an update
 // that the first message already holds (its version is not newer and it
 // carries a diff) is then skipped, so JS applies each change exactly once.
-func watchList(h *hooks, l mcplive.ListView) (stop, resync func()) {
+func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Cause)) {
 	var (
-		mu      sync.Mutex
-		started bool
-		sent    uint64 // version JS has
+		mu       sync.Mutex
+		started  bool
+		sent     uint64 // version JS has
+		received int64  // the receivedAt JS has
 	)
 	stop = l.WatchView(func(u mcplive.ViewUpdate) {
 		defer recoverHook("list")
@@ -61,27 +67,44 @@ func watchList(h *hooks, l mcplive.ListView) (stop, resync func()) {
 		if !started || u.Version < sent || (u.Version == sent && hasDiff) {
 			return
 		}
-		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err)}
+		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err), Live: u.Live, Cache: u.Cache}
 		if u.Version != sent {
 			msg.Keys, msg.Added, msg.Changed, msg.Removed = u.Items, u.Added, u.Changed, u.Removed
 			msg.Cause, msg.Latency = u.Cause, u.Latency
 		}
 		sent = u.Version
-		send(h, &msg)
+		received = send(h, &msg)
 	})
 
-	full := func(cause mcplive.Cause) {
+	again = func(cause mcplive.Cause) {
 		mu.Lock()
 		defer mu.Unlock()
 		v := l.View()
-		started, sent = true, v.Version
-		send(h, &listMsg{
-			Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err),
-			Full: true, Keys: v.Items, Added: v.Items, Cause: cause,
-		})
+		msg := listMsg{Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err), Live: v.Live, Cache: v.Cache}
+		if cause != "" {
+			started, sent = true, v.Version
+			msg.Full, msg.Keys, msg.Added, msg.Cause = true, v.Items, v.Items, cause
+		} else if !started || v.Version != sent || receivedAt(v.Cache) == received {
+			return // nothing new, or a newer version is on its way with its own hints
+		}
+		received = send(h, &msg)
 	}
-	full(mcplive.CauseInitial)
-	return stop, func() { full(causeResync) }
+	again(mcplive.CauseInitial)
+	return stop, again
+}
+
+// send hands msg to JS and returns the receivedAt it carried.
+func send(h *hooks, msg *listMsg) int64 {
+	h.list(msg.encode())
+	return receivedAt(msg.Cache)
+}
+
+// receivedAt is when the walk behind c ended, in ms since the epoch (0: unknown).
+func receivedAt(c *mcplive.CacheHint) int64 {
+	if c == nil || c.Received.IsZero() {
+		return 0
+	}
+	return c.Received.UnixMilli()
 }
 
 func size(e mcplive.Entries) int {
@@ -89,10 +112,6 @@ func size(e mcplive.Entries) int {
 		return 0
 	}
 	return e.Len()
-}
-
-func send(h *hooks, msg *listMsg) {
-	h.list(msg.encode())
 }
 
 // encode writes msg as JSON by hand: the items' raw JSON is copied as it
@@ -117,6 +136,23 @@ func (m *listMsg) encode() []byte {
 		}
 		b.Write(e)
 	}
+	b.WriteString(`,"live":`)
+	b.WriteString(strconv.FormatBool(m.Live))
+	// The caching hints of the last walk (2026-07-28): null when the
+	// server sent none.
+	ttl, scope, received := "null", "null", "null"
+	if c := m.Cache; c != nil {
+		if c.HasTTL {
+			ttl = strconv.FormatInt(c.TTL.Milliseconds(), 10)
+		}
+		if c.Scope == "public" || c.Scope == "private" {
+			scope = `"` + c.Scope + `"`
+		}
+		if ms := receivedAt(c); ms != 0 {
+			received = strconv.FormatInt(ms, 10)
+		}
+	}
+	b.WriteString(`,"ttlMs":` + ttl + `,"cacheScope":` + scope + `,"receivedAt":` + received)
 	if m.Full {
 		b.WriteString(`,"full":true`)
 	}

@@ -23,7 +23,9 @@
 // list(json) once per applied list change (one crossing per change, never
 // one per item), status(state, infoJSON), log(json),
 // notification(method, paramsJSON), updated(subscriptionID, uri), and
-// beforeDial() / afterDial(token) around each dial (dial.go).
+// beforeDial() / afterDial(token) around each dial (dial.go), and, when the
+// app passed a token callback, token(refusedJSON?) → Promise<string> before
+// each Streamable HTTP request (auth.go; Go awaits it on its own goroutine).
 //
 // Test builds (-tags mcplivetest) add debugPanic (debug.go).
 //

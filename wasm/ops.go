@@ -169,7 +169,18 @@ func refresh(c *call) (any, error) {
 	if err := c.args(&a); err != nil {
 		return nil, err
 	}
-	return nil, c.cl.c.Refresh(c.ctx, a.Kind)
+	if err := c.cl.c.Refresh(c.ctx, a.Kind); err != nil {
+		return nil, err
+	}
+	// A re-list that changed nothing but when the list was received: JS
+	// shows receivedAt (the base of a TTL) too.
+	c.cl.mu.Lock()
+	lists := c.cl.resyncs
+	c.cl.mu.Unlock()
+	for _, again := range lists {
+		again("")
+	}
+	return nil, nil
 }
 
 // resync sends kind's full list again: JS found that an update did not fit
@@ -185,7 +196,7 @@ func resync(c *call) (any, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("resync: %w: unknown list kind %q", errArgs, a.Kind)
 	}
-	fn()
+	fn(causeResync)
 	return nil, nil
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/mcplive/mcplive"
@@ -13,6 +14,8 @@ import (
 // milliseconds, already validated and normalised by JS (0 = default).
 type jsOptions struct {
 	ClientInfo              *mcplive.Implementation `json:"clientInfo"`
+	ProtocolVersion         string                  `json:"protocolVersion"`
+	Headers                 http.Header             `json:"headers"` // Streamable HTTP only; JS sends canonical names
 	RequestTimeoutMs        float64                 `json:"requestTimeoutMs"`
 	DialTimeoutMs           float64                 `json:"dialTimeoutMs"`
 	ReadLimit               int64                   `json:"readLimit"`
@@ -26,14 +29,15 @@ type jsOptions struct {
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
-func parseOptions(s string) (*mcplive.Options, error) {
+func parseOptions(s string) (*mcplive.Options, http.Header, error) {
 	var o jsOptions
 	if s != "" {
 		if err := json.Unmarshal([]byte(s), &o); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	opts := &mcplive.Options{
+		ProtocolVersion:   o.ProtocolVersion,
 		RequestTimeout:    ms(o.RequestTimeoutMs),
 		DialTimeout:       ms(o.DialTimeoutMs),
 		ReadLimit:         o.ReadLimit,
@@ -52,5 +56,5 @@ func parseOptions(s string) (*mcplive.Options, error) {
 	if o.ClientInfo != nil {
 		opts.ClientInfo = *o.ClientInfo
 	}
-	return opts, nil
+	return opts, o.Headers, nil
 }

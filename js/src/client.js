@@ -5,7 +5,7 @@
 import { createStore, createEmitter, call } from "./store.js";
 import { createList, KINDS } from "./lists.js";
 import { createResourceSubscriptions } from "./resources.js";
-import { abortError } from "./errors.js";
+import { abortError, toError } from "./errors.js";
 import { beforeDial, afterDial } from "./dial.js";
 import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
 
@@ -14,14 +14,15 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
 
 /**
  * createClient connects a new client through the runtime rt (loader.js):
- * url and goOptions are validated already (options.js). It resolves after
- * initialize and the first full sync of every list the server offers.
+ * url and goOptions are validated already (options.js); token is the app's
+ * token callback (Streamable HTTP), if any. It resolves after initialize
+ * and the first full sync of every list the server offers.
  *
  * The client's id is chosen here, before Go connects, so every hook call
  * (a list update that needs a resync, a close) can be acted on, even one
  * that comes before connect resolves.
  */
-export async function createClient(rt, url, goOptions, signal) {
+export async function createClient(rt, url, goOptions, signal, token) {
   const id = rt.clientId();
   const release = rt.hold(); // Go's timers keep Node alive while this client lives
 
@@ -88,6 +89,7 @@ export async function createClient(rt, url, goOptions, signal) {
     beforeDial,
     afterDial,
   };
+  if (token) hooks.token = tokenHook(token, url);
 
   try {
     const connected = await withSignal(
@@ -211,6 +213,28 @@ export async function createClient(rt, url, goOptions, signal) {
   };
   if (typeof Symbol.asyncDispose === "symbol") client[Symbol.asyncDispose] = close;
   return Object.freeze(client);
+}
+
+/**
+ * tokenHook adapts the app's token callback for Go (wasm/auth.go), which
+ * calls it as hook(done, refusal) before each Streamable HTTP request, and
+ * again with the refusal (an AuthError description, JSON) after a 401: the
+ * app may then get a new token (its OAuth flow), which the retry sends. The
+ * app gets { url, error }; what it returns (or its Promise's value) must be
+ * a string, or null, undefined or "" for none. Go gets done("t:" + token)
+ * or done("e:" + why) once that settled.
+ */
+function tokenHook(fn, url) {
+  return (done, refusal) => {
+    Promise.resolve()
+      .then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })))
+      .then((t) => {
+        if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
+        return `t:${t ?? ""}`;
+      })
+      .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
+      .then(done);
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { checkURL, toGoOptions } from "./options.js";
  */
 export async function connect(url, options = {}) {
   const goOptions = toGoOptions(options);
-  const target = checkURL(url);
+  const target = checkURL(url, options);
   const { signal } = options;
   if (signal?.aborted) throw abortError(signal);
   if (typeof globalThis.WebSocket !== "function" && /^wss?:/i.test(target)) {
@@ -24,5 +24,5 @@ export async function connect(url, options = {}) {
     );
   }
   const rt = await loadRuntime(options.wasmUrl);
-  return createClient(rt, target, goOptions, signal);
+  return createClient(rt, target, goOptions, signal, options.token);
 }

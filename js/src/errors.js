@@ -5,14 +5,17 @@
 /**
  * toError builds an Error from a description; name is one of "RPCError",
  * "TimeoutError", "AbortError", "ClosedError", "DialError",
- * "UnsupportedError", "ProtocolError", "TypeError" or "Error". RPC errors
- * carry code and data. A "TypeError" is a real TypeError.
+ * "AuthError", "UnsupportedError", "ProtocolError", "TypeError" or "Error".
+ * RPC errors carry code and data; an AuthError status, resourceMetadata,
+ * scope and wwwAuthenticate. A "TypeError" is a real TypeError.
  */
 export function toError(info) {
   const err = info.name === "TypeError" ? new TypeError(info.message) : new Error(info.message);
   if (info.name && info.name !== "TypeError") err.name = info.name;
   if (info.code !== undefined) err.code = info.code;
   if (info.data !== undefined) err.data = info.data;
+  // An AuthError's: the HTTP status and the WWW-Authenticate challenge.
+  for (const k of ["status", "resourceMetadata", "scope", "wwwAuthenticate"]) if (info[k] !== undefined) err[k] = info[k];
   return Object.freeze(err);
 }
 

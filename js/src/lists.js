@@ -18,13 +18,28 @@ export const KINDS = Object.freeze(Object.keys(KEY_FIELD));
 const EMPTY = Object.freeze([]);
 
 /**
+ * hints picks what a list value says besides its items from a message:
+ * whether the server tells of changes (live) and the caching hints of the
+ * last walk (2026-07-28: ttlMs, cacheScope; receivedAt, ms since the epoch).
+ */
+function hints(msg) {
+  return { live: msg.live === true, ttlMs: msg.ttlMs ?? null, cacheScope: msg.cacheScope ?? null, receivedAt: msg.receivedAt ?? null };
+}
+
+function sameHints(a, b) {
+  return a.live === b.live && a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope && a.receivedAt === b.receivedAt;
+}
+
+/**
  * createList holds one kind's store and applies messages to it. onChange
  * gets the frozen change event of every applied change of the items:
  * { kind, version, added, removed, changed, cause, latencyMs }.
  */
 export function createList(kind, onChange) {
   const keyField = KEY_FIELD[kind];
-  const { store, set } = createStore(Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0 }));
+  const { store, set } = createStore(
+    Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null }),
+  );
   /** key → item object of the current items */
   let byKey = new Map();
   let started = false; // the first full message arrived
@@ -39,10 +54,11 @@ export function createList(kind, onChange) {
   function apply(msg) {
     const cur = store.get();
     const error = msg.error ? toError(msg.error) : null;
+    const h = hints(msg);
     if (!msg.keys) {
-      // Status or error alone: same items, same version.
-      if (cur.status === msg.status && sameError(cur.error, error)) return true;
-      set(Object.freeze({ items: cur.items, status: msg.status, error, version: cur.version }));
+      // Status, error, liveness or caching hints alone: same items, same version.
+      if (cur.status === msg.status && sameError(cur.error, error) && sameHints(cur, h)) return true;
+      set(Object.freeze({ items: cur.items, status: msg.status, error, version: cur.version, ...h }));
       return true;
     }
     if (msg.full) {
@@ -66,7 +82,7 @@ export function createList(kind, onChange) {
     }
     const removed = Object.freeze((msg.removed ?? []).map((k) => byKey.get(k)).filter((x) => x !== undefined));
     byKey = next;
-    set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version }));
+    set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version, ...h }));
     onChange(event(msg, added, removed, changed));
     return true;
   }
@@ -97,8 +113,9 @@ export function createList(kind, onChange) {
     const removed = first ? [] : [...byKey].filter(([k]) => !next.has(k)).map(([, item]) => item);
     byKey = next;
     const same = !first && items.length === cur.items.length && items.every((it, i) => it === cur.items[i]);
-    if (same && msg.version === cur.version && msg.status === cur.status && sameError(cur.error, error)) return;
-    set(Object.freeze({ items: same ? cur.items : Object.freeze(items), status: msg.status, error, version: msg.version }));
+    const h = hints(msg);
+    if (same && msg.version === cur.version && msg.status === cur.status && sameError(cur.error, error) && sameHints(cur, h)) return;
+    set(Object.freeze({ items: same ? cur.items : Object.freeze(items), status: msg.status, error, version: msg.version, ...h }));
     if (!first && !same) onChange(event(msg, Object.freeze(added), Object.freeze(removed), Object.freeze(changed)));
   }
 

@@ -37,11 +37,32 @@ export function ms(name, v) {
   return v;
 }
 
-const CONNECT_OPTIONS = ["clientInfo", "requestTimeoutMs", "dialTimeoutMs", "reconnect", "heartbeat", "maxMessageBytes", "signal", "wasmUrl"];
+const CONNECT_OPTIONS = [
+  "clientInfo",
+  "protocolVersion",
+  "requestTimeoutMs",
+  "dialTimeoutMs",
+  "reconnect",
+  "heartbeat",
+  "maxMessageBytes",
+  "headers",
+  "token",
+  "signal",
+  "wasmUrl",
+];
+
+/** The protocol revisions this client speaks, newest first (the option protocolVersion pins one). */
+export const PROTOCOL_VERSIONS = Object.freeze(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]);
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const CLIENT_INFO = ["name", "version", "title", "description", "websiteUrl", "icons"];
 
-/** checkURL accepts a ws:, wss:, http: or https: URL (string or URL). */
-export function checkURL(url) {
+/**
+ * checkURL accepts a ws:, wss:, http: or https: URL (string or URL); options
+ * only Streamable HTTP can honour (headers, token) need an http(s) URL.
+ */
+export function checkURL(url, options = {}) {
   if (typeof url !== "string" && !(url instanceof URL)) throw new TypeError("mcplive: the server URL must be a string or a URL");
   let u;
   try {
@@ -51,6 +72,12 @@ export function checkURL(url) {
   }
   if (!["ws:", "wss:", "http:", "https:"].includes(u.protocol)) {
     throw new TypeError(`mcplive: unsupported URL scheme ${u.protocol} (use ws://, wss://, http:// or https://)`);
+  }
+  if ((options.headers !== undefined || options.token !== undefined) && u.protocol.startsWith("ws")) {
+    throw new TypeError(
+      "mcplive: headers and token apply to http:// and https:// URLs (Streamable HTTP): a browser cannot set a WebSocket's request headers; " +
+        "pass WebSocket credentials in the URL",
+    );
   }
   return String(url);
 }
@@ -70,7 +97,27 @@ export function toGoOptions(options) {
     checkObject("clientInfo", ci, CLIENT_INFO);
     out.clientInfo = { ...ci, version: ci.version === undefined ? "0" : String(ci.version) };
   }
+  if (o.protocolVersion !== undefined) {
+    if (!PROTOCOL_VERSIONS.includes(o.protocolVersion)) {
+      throw new TypeError(`mcplive: protocolVersion ${describe(o.protocolVersion)} is not a revision this client speaks (${PROTOCOL_VERSIONS.join(", ")})`);
+    }
+    out.protocolVersion = o.protocolVersion;
+  }
   if (o.maxMessageBytes !== undefined) out.readLimit = ms("maxMessageBytes", o.maxMessageBytes);
+  if (o.headers !== undefined) {
+    const h = o.headers;
+    if (h === null || typeof h !== "object" || Array.isArray(h)) throw new TypeError("mcplive: headers must be an object of header names and string values");
+    out.headers = {};
+    for (const [k, v] of Object.entries(h)) {
+      if (!HEADER_NAME.test(k)) throw new TypeError(`mcplive: headers: ${JSON.stringify(k)} is not a header name`);
+      if (typeof v !== "string" || /[\r\n\0]/.test(v)) throw new TypeError(`mcplive: headers: the value of ${k} must be a string without line breaks`);
+      // As Go's http.Header keys them (wasm/options.go): one entry per name.
+      out.headers[k.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash, c) => dash + c.toUpperCase())] = [v];
+    }
+  }
+  if (o.token !== undefined && typeof o.token !== "function") {
+    throw new TypeError("mcplive: token must be a function that returns the bearer token (or a Promise of it)");
+  }
   const hb = o.heartbeat;
   if (hb === false) {
     out.heartbeatIntervalMs = -1;

@@ -27,7 +27,7 @@ function newList() {
 describe("createList", () => {
   test("starts loading and empty; the first full message is no change event", () => {
     const l = newList();
-    assert.deepEqual(l.store.get(), { items: [], status: "loading", error: null, version: 0 });
+    assert.deepEqual(l.store.get(), { items: [], status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null });
     assert.ok(l.apply(full(1, [tool("a"), tool("b")])));
     const v = l.store.get();
     assert.deepEqual(v.items.map((t) => t.name), ["a", "b"]);
@@ -95,6 +95,35 @@ describe("createList", () => {
     l.apply({ kind: "tools", version: 1, status: "stale", error: null, keys: null });
     assert.equal(l.store.get().status, "stale");
     assert.deepEqual(l.events, []);
+  });
+
+  test("liveness and caching hints: on every value; a change of them alone is a new value with the same version", () => {
+    const l = newList();
+    l.apply(full(1, [tool("a")], { live: true, ttlMs: 60000, cacheScope: "private", receivedAt: 1000 }));
+    const v1 = l.store.get();
+    assert.deepEqual([v1.live, v1.ttlMs, v1.cacheScope, v1.receivedAt], [true, 60000, "private", 1000]);
+    // The server stopped acknowledging the kind (2026-07-28): not live any more.
+    l.apply({ kind: "tools", version: 1, status: "ready", error: null, live: false, ttlMs: 60000, cacheScope: "private", receivedAt: 1000, keys: null });
+    const v2 = l.store.get();
+    assert.notEqual(v2, v1);
+    assert.equal(v2.items, v1.items);
+    assert.deepEqual([v2.version, v2.live, v2.ttlMs], [1, false, 60000]);
+    // A refresh that changed nothing but when the list was received.
+    l.apply({ kind: "tools", version: 1, status: "ready", error: null, live: false, ttlMs: 60000, cacheScope: "private", receivedAt: 2000, keys: null });
+    const v3 = l.store.get();
+    assert.notEqual(v3, v2);
+    assert.deepEqual([v3.version, v3.receivedAt], [1, 2000]);
+    l.apply({ kind: "tools", version: 1, status: "ready", error: null, live: false, ttlMs: 60000, cacheScope: "private", receivedAt: 2000, keys: null });
+    assert.equal(l.store.get(), v3, "the same hints: the same value");
+    // A change carries the hints of its walk; a resync with only other hints is a new value without an event.
+    l.apply(diff(2, ["a", "b"], { added: [tool("b")] }));
+    assert.deepEqual([l.store.get().live, l.store.get().ttlMs, l.store.get().cacheScope, l.store.get().receivedAt], [false, null, null, null]);
+    const v4 = l.store.get();
+    l.apply(full(2, [tool("a"), tool("b")], { cause: "resync", live: true }));
+    assert.notEqual(l.store.get(), v4);
+    assert.equal(l.store.get().items, v4.items);
+    assert.equal(l.store.get().live, true);
+    assert.equal(l.events.length, 1, "only the change of the items is an event");
   });
 
   test("an update the store already holds is skipped", () => {

@@ -1,0 +1,106 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/hack-pad/safejs"
+	"github.com/mcplive/mcplive"
+)
+
+// configureHTTP gives a Streamable HTTP transport the connect options that
+// only HTTP has: extra request headers, and the token hook (hooks.token),
+// which JS sets when the app passed a token callback. JS refuses both for
+// WebSocket URLs (a browser cannot set a WebSocket's headers).
+func configureHTTP(t mcplive.Transport, headers http.Header, h *hooks) {
+	ht, ok := t.(*mcplive.HTTPTransport)
+	if !ok {
+		return
+	}
+	ht.Header = headers
+	if h.tokenFn.Type() == safejs.TypeFunction {
+		s := &tokenSource{fn: h.tokenFn}
+		ht.Token, ht.OnUnauthorized = s.token, s.refused
+	}
+}
+
+// tokenSource asks the app's token callback (through JS, which awaits it
+// and hands back a string) for the bearer token of each request. After a
+// refusal (401) it asks again with the AuthError, so the app can get a new
+// token (its OAuth flow); the transport then sends the request once more
+// with that token.
+type tokenSource struct {
+	fn safejs.Value
+
+	mu       sync.Mutex
+	fresh    string // the token the app gave after a refusal, for the retry
+	hasFresh bool
+}
+
+// errNoToken is what the retry after a refusal fails with when the app
+// has no new token (its callback gave none).
+var errNoToken = errors.New("the token callback gave no new token")
+
+func (s *tokenSource) token(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	if s.hasFresh {
+		t := s.fresh
+		s.fresh, s.hasFresh = "", false
+		s.mu.Unlock()
+		return t, nil
+	}
+	s.mu.Unlock()
+	return s.ask(ctx, nil)
+}
+
+func (s *tokenSource) refused(ctx context.Context, e *mcplive.AuthError) error {
+	t, err := s.ask(ctx, jsError(e))
+	if err != nil {
+		return err
+	}
+	if t == "" {
+		return errNoToken
+	}
+	s.mu.Lock()
+	s.fresh, s.hasFresh = t, true
+	s.mu.Unlock()
+	return nil
+}
+
+// ask calls the token hook as token(done, refusal?) and waits for JS to
+// call done("t:<token>") or done("e:<message>") once the app's callback
+// settled, without blocking the JS event loop: this goroutine sleeps on a
+// channel that done fills. A context that ends first ends the wait; the
+// late answer is then dropped. (One callback and a string, not the
+// Promise's then with two: every Go function costs the wasm kilobytes.)
+func (s *tokenSource) ask(ctx context.Context, refusal any) (string, error) {
+	ch := make(chan string, 1)
+	var done safejs.Func
+	done, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		done.Release()
+		r, _ := argString(args, 0)
+		ch <- r
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.fn.Invoke(done, refusal); err != nil {
+		done.Release()
+		return "", err
+	}
+	select {
+	case r := <-ch:
+		if t, ok := strings.CutPrefix(r, "t:"); ok {
+			return t, nil
+		}
+		return "", errors.New("the token callback failed: " + strings.TrimPrefix(r, "e:"))
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
