@@ -1,8 +1,12 @@
 // Command mcplive-testserver is the MCP server that the JS package's tests
-// (js/test) run against: an official go-sdk server behind the mcpws
-// WebSocket handler, with an HTTP control API that changes its lists at run
-// time and drops its connections, so that tests can drive list_changed,
-// resources/updated and reconnects.
+// (js/test) run against: an official go-sdk server on /mcp over both
+// transports — a WebSocket upgrade goes to the mcpws handler, any other
+// request to go-sdk's Streamable HTTP handler (stateless for 2026-07-28
+// requests, which carry MCP-Protocol-Version 2026-07-28: go-sdk serves that
+// revision over HTTP only so; stateful, with sessions and the GET event
+// stream, for 2025-11-25) — with an HTTP control API that changes its lists
+// at run time and drops its connections, so that tests can drive
+// list_changed, resources/updated and reconnects.
 //
 // It listens on -addr (default 127.0.0.1:0) and prints one JSON line on
 // stdout once it serves: {"http":"http://host:port","ws":"ws://host:port/mcp"}.
@@ -23,8 +27,16 @@
 //	/control/remove-template  {"uriTemplate"}
 //	/control/log              {"level","data"}  notifications/message to every session (2025-11-25;
 //	                                           in 2026-07-28 call echo with "log" instead)
-//	/control/drop             {}               closes every connection (clients reconnect)
+//	/control/drop             {}               closes every connection (clients reconnect); over
+//	                                           Streamable HTTP 2025-11-25 the server forgets the
+//	                                           sessions: their next request gets 404
 //	/control/sessions         {}               {"ok":true,"sessions":N}
+//	/control/require          {"token"?,"header"?,"value"?}  from now on a Streamable HTTP request
+//	                                           needs "Authorization: Bearer <token>" (else 401 with a
+//	                                           WWW-Authenticate challenge naming resource_metadata)
+//	                                           and header: value (else 403); {} lifts both
+//	/control/requests         {}               {"ok":true,"requests":[{"method","rpc","authorization","header"}]}
+//	                                           the Streamable HTTP requests so far (rpc: Mcp-Method)
 //
 // With -static DIR it also serves DIR's files under /js/ (the Chromium
 // test loads the npm package and its test page from there, same origin as the
@@ -59,7 +71,24 @@ func main() {
 
 	s := newTestServer(*pageSize)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpws.NewHandler(func(*http.Request) *mcp.Server { return s.srv }, nil))
+	ws := mcpws.NewHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+	getServer := func(*http.Request) *mcp.Server { return s.srv }
+	legacyHTTP := mcp.NewStreamableHTTPHandler(getServer, nil)
+	modernHTTP := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			ws.ServeHTTP(w, r)
+			return
+		}
+		if !s.admit(w, r) {
+			return
+		}
+		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			modernHTTP.ServeHTTP(w, r)
+			return
+		}
+		legacyHTTP.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("POST /control/{op}", s.control)
 	if *static != "" {
 		mux.Handle("/js/", http.StripPrefix("/js/", noCache(http.FileServer(http.Dir(*static)))))
@@ -85,6 +114,41 @@ type testServer struct {
 
 	mu        sync.Mutex
 	resources map[string]string // uri → text
+	token     string            // required bearer token ("": none)
+	header    string            // required header ("": none) and its value
+	value     string
+	requests  []httpRequest
+}
+
+// httpRequest is one Streamable HTTP request as /control/requests reports it.
+type httpRequest struct {
+	Method        string `json:"method"`
+	RPC           string `json:"rpc"`
+	Authorization string `json:"authorization"`
+	Header        string `json:"header"` // the value of the required header, if one is set
+}
+
+// admit records a Streamable HTTP request and checks the credentials that
+// /control/require asked for; it answers a refused request itself.
+func (s *testServer) admit(w http.ResponseWriter, r *http.Request) bool {
+	s.mu.Lock()
+	token, header, value := s.token, s.header, s.value
+	req := httpRequest{Method: r.Method, RPC: r.Header.Get("Mcp-Method"), Authorization: r.Header.Get("Authorization")}
+	if header != "" {
+		req.Header = r.Header.Get(header)
+	}
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata="http://%s/.well-known/oauth-protected-resource/mcp", scope="mcp"`, r.Host))
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return false
+	}
+	if header != "" && r.Header.Get(header) != value {
+		http.Error(w, "Forbidden: "+header+" is missing or wrong", http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 func newTestServer(pageSize int) *testServer {
@@ -305,6 +369,16 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 		}
 	case "drop":
 		res["dropped"] = s.dropAll()
+	case "require":
+		var q struct{ Token, Header, Value string }
+		json.Unmarshal(body, &q)
+		s.mu.Lock()
+		s.token, s.header, s.value = q.Token, q.Header, q.Value
+		s.mu.Unlock()
+	case "requests":
+		s.mu.Lock()
+		res["requests"] = append([]httpRequest{}, s.requests...)
+		s.mu.Unlock()
 	case "sessions":
 		n := 0
 		for range s.srv.Sessions() {
