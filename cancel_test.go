@@ -35,7 +35,7 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 	// No budget for the 300 calls together (a loaded machine may take
 	// minutes): each call is bounded by the session's request timeout.
 	ctx := testCtx(t)
-	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: srv.URL}, nil)
+	s, err := mcplive.NewSession(ctx, testTransport(t, srv.URL), nil)
 	assertNoErr(t, err, "NewSession")
 	defer s.Close()
 	for i := range 300 {

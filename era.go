@@ -124,7 +124,11 @@ func (s *Session) discover(ctx context.Context) error {
 			return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
 				ErrProtocol, strings.Join(res.SupportedVersions, ", "), ModernVersion, strings.Join(supportedVersions, ", "))
 		}
-		return &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common"}
+		// A dual-era server that serves this client only in a legacy
+		// revision (go-sdk's stateful Streamable HTTP handler does):
+		// treated as its refusal of the modern one, with the same data.
+		data, _ := json.Marshal(map[string]any{"supported": res.SupportedVersions, "requested": ModernVersion})
+		return &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common", Data: data}
 	}
 	s.init.Store(&InitializeResult{
 		ProtocolVersion: ModernVersion,

@@ -74,7 +74,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("connected", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: srv.URL}, nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
 		assertNoErr(t, err, "NewSession")
 		_, err = s.ListTools(testCtx(t))
 		assertNoErr(t, err, "ListTools")
@@ -85,7 +85,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("mid-call", func(t *testing.T) {
 		srv, p, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: srv.URL}, nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
 		assertNoErr(t, err, "NewSession")
 		done := async(func() error {
 			_, err := s.CallTool(context.Background(), "block", nil, &mcplive.CallToolOptions{OnProgress: func(mcplive.Progress) {}})
@@ -98,9 +98,12 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 		srv.Stop()
 	})
 	t.Run("dropped-by-server", func(t *testing.T) {
+		if testEra == "modern" && mcptest.Transport() == "http" {
+			t.Skip("a 2026-07-28 session over Streamable HTTP holds no connection open without a listen stream: a server that goes away is found by the next request")
+		}
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: srv.URL}, nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
 		assertNoErr(t, err, "NewSession")
 		srv.Stop()
 		recv(t, s.Done(), "the session to see the drop")
@@ -111,7 +114,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("initialize-refused", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, func(o *mcp.ServerOptions) { o.SupportedProtocolVersions = []string{"2024-11-05"} })
 		before := clientGoroutines()
-		_, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: srv.URL}, nil)
+		_, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
 		assertErr(t, err, errs(mcplive.ErrProtocol))
 		noClientGoroutinesSince(t, before)
 		srv.Stop()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcplive/mcplive"
 	"github.com/mcplive/mcplive/internal/leakcheck"
+	"github.com/mcplive/mcplive/internal/mcptest"
 )
 
 // testEra is the protocol era this run of the tests speaks by default:
@@ -52,19 +53,45 @@ func singleRun() bool {
 	return false
 }
 
+// runEachEra runs the tests once per era and transport: over WebSocket in
+// both eras, then over Streamable HTTP in both eras (there the go-sdk
+// servers of internal/mcptest answer over HTTP; the scripted servers speak
+// WebSocket only, so their tests ran already).
 func runEachEra() int {
 	code := 0
-	for _, era := range []string{"legacy", "modern"} {
-		fmt.Printf("=== era %s (MCPLIVE_TEST_ERA=%s)\n", era, era)
-		cmd := exec.Command(os.Args[0], os.Args[1:]...)
-		cmd.Env = append(os.Environ(), "MCPLIVE_TEST_ERA="+era)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Printf("=== era %s: %v\n", era, err)
-			code = 1
+	for _, tr := range []string{"ws", "http"} {
+		for _, era := range []string{"legacy", "modern"} {
+			fmt.Printf("=== era %s, transport %s (MCPLIVE_TEST_ERA=%s MCPLIVE_TEST_TRANSPORT=%s)\n", era, tr, era, tr)
+			cmd := exec.Command(os.Args[0], os.Args[1:]...)
+			cmd.Env = append(os.Environ(), "MCPLIVE_TEST_ERA="+era, "MCPLIVE_TEST_TRANSPORT="+tr)
+			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Printf("=== era %s, transport %s: %v\n", era, tr, err)
+				code = 1
+			}
 		}
 	}
 	return code
+}
+
+// testTransport is the transport for url (a server of internal/mcptest,
+// whose scheme follows this run's transport).
+func testTransport(t testing.TB, url string) mcplive.Transport {
+	t.Helper()
+	tr, err := mcplive.NewTransport(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// onlyOverWebSocket skips a test of a WebSocket server of its own (hostile,
+// scripted) in the Streamable HTTP runs, where it would only run again.
+func onlyOverWebSocket(t testing.TB) {
+	t.Helper()
+	if mcptest.Transport() != "ws" {
+		t.Skip("a test of a WebSocket server: it runs in the WebSocket runs (MCPLIVE_TEST_TRANSPORT=ws)")
+	}
 }
 
 // onlyIn skips a test that is about one era in the other era's run.

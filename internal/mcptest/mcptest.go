@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,12 +19,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Server is a go-sdk MCP server served over WebSocket on 127.0.0.1. Every
-// connection shares one *mcp.Server (S), so a change made through S reaches
-// every client with the matching list_changed.
+// Server is a go-sdk MCP server on 127.0.0.1, served on /mcp over both
+// transports: a WebSocket upgrade goes to package mcpws, any other request
+// to go-sdk's Streamable HTTP handler. URL names the transport the tests
+// of this run use (Transport). Every connection shares one *mcp.Server
+// (S), so a change made through S reaches every client with the matching
+// list_changed.
 type Server struct {
 	S   *mcp.Server
-	URL string // ws://127.0.0.1:port/mcp
+	URL string // ws://127.0.0.1:port/mcp, or http:// when Transport() is "http"
 
 	t       testing.TB
 	addr    string
@@ -76,9 +81,21 @@ func New(t testing.TB, o *Options) *Server {
 	}
 	s.addr = ln.Addr().String()
 	s.URL = "ws://" + s.addr + "/mcp"
+	if Transport() == "http" {
+		s.URL = "http://" + s.addr + "/mcp"
+	}
 	s.serve(ln)
 	t.Cleanup(s.Stop)
 	return s
+}
+
+// Transport is the transport the tests of this run speak to a Server:
+// "ws" (the default) or "http", from MCPLIVE_TEST_TRANSPORT.
+func Transport() string {
+	if os.Getenv("MCPLIVE_TEST_TRANSPORT") == "http" {
+		return "http"
+	}
+	return "ws"
 }
 
 // DefaultCapabilities declares every list with listChanged, resources with
@@ -95,8 +112,25 @@ func DefaultCapabilities() *mcp.ServerCapabilities {
 func (s *Server) serve(ln net.Listener) {
 	srv := s.S
 	h := mcpws.NewHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	// go-sdk serves 2026-07-28 over HTTP only statelessly (its stateful
+	// handler answers server/discover with the 2025 revisions alone), and
+	// 2025-11-25 clients hear list changes only from a stateful one (the GET
+	// stream of their session): the tests' era chooses.
+	sh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{
+			Stateless: os.Getenv("MCPLIVE_TEST_ERA") == "modern",
+			// 2026-07-28 cancels a request by closing its stream; go-sdk
+			// ends the handler's context then only when asked to.
+			PropagateRequestCancellation: true,
+		})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		sh.ServeHTTP(w, r)
+	}))
 	hs := &http.Server{Handler: mux}
 	s.mu.Lock()
 	s.ln, s.handler, s.httpSrv = ln, h, hs
@@ -116,7 +150,15 @@ func (s *Server) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	h.Shutdown(ctx)
-	hs.Shutdown(ctx)
+	// Close, not Shutdown: HTTP event streams never end by themselves;
+	// the go-sdk sessions of Streamable HTTP outlive their connections.
+	hs.Close()
+	for ss := range s.S.Sessions() {
+		// A session waits for its handlers to return before it closes;
+		// a test's blocked handler is released only by the test's own
+		// cleanup, after Stop.
+		go ss.Close()
+	}
 }
 
 // Restart stops the server and starts a fresh *mcp.Server on the same
