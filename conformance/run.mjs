@@ -15,9 +15,10 @@
 // the client exited 0 in time) and it produced at least one SUCCESS check (a
 // scenario whose server never heard from the client reports nothing, which
 // the suite counts as a pass). EXPECTED_FAILURES lists the scenarios that
-// cannot pass today, each with its reason; the run fails when any other
-// scenario fails, and also when an expected failure passes (the list is then
-// stale: remove the entry, and update README.md's Conformance section).
+// cannot pass today, each with its reason and the checks it is known to fail;
+// the run fails when any other scenario fails, when a listed one fails another
+// check, and when a listed one passes (the list is then stale: remove the
+// entry, and update README.md's Conformance section).
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node:fs";
