@@ -257,16 +257,17 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	attempt := 0
 	connected := false
 	for {
-		ctx, stop := c.ctx, context.CancelFunc(func() {})
+		var ctx context.Context
+		var stop context.CancelFunc
 		if !connected {
-			// The first dial is bounded by Connect's context too.
+			// The first opening is bounded by Connect's context too.
 			ctx, stop = mergeCancel(c.ctx, connectCtx)
+		} else {
+			// Early reconnects give up sooner (reconnectDialTimeout),
+			// whatever transport is in use (a wrapped one included).
+			ctx, stop = context.WithTimeout(c.ctx, reconnectDialTimeout(attempt, c.opts.DialTimeout))
 		}
-		t := c.transport
-		if r, ok := t.(redialer); ok && connected {
-			t = r.withDialTimeout(reconnectDialTimeout(attempt, r.dialTimeout()))
-		}
-		sess, err := newSession(ctx, t, c.opts, c, &c.subs)
+		sess, err := newSession(ctx, c.transport, c.opts, c, &c.subs)
 		stop()
 		if err != nil {
 			if !connected {
@@ -405,11 +406,11 @@ func (c *Client) updateLive(sess *Session) {
 	})
 }
 
-// reconnectDialTimeout bounds the dial of the attempt-th reconnect: 1 s,
-// then doubling up to the configured DialTimeout. Node 20's WebSocket never
-// reports a refused connection, so against a server that is down every
-// attempt lasts its whole dial timeout; short early timeouts let a client
-// come back within a second or two of the server.
+// reconnectDialTimeout bounds the opening (dial and handshake) of the
+// attempt-th reconnect: 1 s, then doubling up to Options.DialTimeout. A
+// server that accepts connections but does not answer yet (one that is
+// still starting) would otherwise cost a whole dial timeout per attempt;
+// short early bounds let a client come back within a second or two.
 func reconnectDialTimeout(attempt int, max time.Duration) time.Duration {
 	if max <= 0 {
 		max = DefaultDialTimeout

@@ -46,7 +46,7 @@ func (s *Session) open(ctx context.Context) error {
 				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %q (and, with initialize, %s)",
 					ErrProtocol, quoteAll(supportedOf(rpcErr)), ModernVersion, quoteAll(supportedVersions))
 			}
-			return fmt.Errorf("mcplive: server/discover: %w", err)
+			return methodErr(methodDiscover, err)
 		}
 		s.opts.Logger.Info("mcplive: the server does not speak MCP "+ModernVersion+"; falling back to initialize", "err", err.Error())
 		s.modern = false

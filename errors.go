@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -59,4 +60,13 @@ func (e *RPCError) Error() string {
 // protocolError wraps ErrProtocol with what was wrong.
 func protocolError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, args...))
+}
+
+// methodErr says that method failed with err, naming the method once:
+// errors of a request already start with its method.
+func methodErr(method string, err error) error {
+	if strings.HasPrefix(err.Error(), method+":") {
+		return fmt.Errorf("mcplive: %w", err)
+	}
+	return fmt.Errorf("mcplive: %s: %w", method, err)
 }

@@ -75,14 +75,6 @@ func newHTTPTransport(rawURL string, o Options) (Transport, error) {
 	return &HTTPTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout, Logger: o.Logger}, nil
 }
 
-func (t *HTTPTransport) withDialTimeout(d time.Duration) Transport {
-	c := *t
-	c.DialTimeout = d
-	return &c
-}
-
-func (t *HTTPTransport) dialTimeout() time.Duration { return t.DialTimeout }
-
 func (t *HTTPTransport) configured(o Options) Transport {
 	c := *t
 	if c.ReadLimit <= 0 {

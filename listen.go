@@ -177,7 +177,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		return st, nil
 	case <-st.done:
 		if st.err != nil {
-			return nil, fmt.Errorf("mcplive: %s: %w", methodListen, st.err)
+			return nil, methodErr(methodListen, st.err)
 		}
 		return nil, fmt.Errorf("mcplive: %s: %w", methodListen, protocolError("the server ended the stream without acknowledging it"))
 	case <-ctx.Done():

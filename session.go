@@ -104,7 +104,7 @@ func (s *Session) initialize(ctx context.Context) error {
 	}
 	raw, err := s.request(ctx, methodInitialize, params)
 	if err != nil {
-		return fmt.Errorf("mcplive: initialize: %w", err)
+		return methodErr(methodInitialize, err)
 	}
 	var res InitializeResult
 	if err := json.Unmarshal(raw, &res); err != nil {

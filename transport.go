@@ -73,13 +73,6 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	}
 }
 
-// redialer is implemented by a Transport whose dial timeout a Client may
-// shorten for early reconnect attempts (see reconnectDialTimeout).
-type redialer interface {
-	withDialTimeout(time.Duration) Transport
-	dialTimeout() time.Duration
-}
-
 // configurable is implemented by a transport of this package that takes
 // Options.ReadLimit and DialTimeout where it sets none of its own.
 type configurable interface {

@@ -168,14 +168,6 @@ func (w *wsConn) Close() error {
 	return nil
 }
 
-func (t *WebSocketTransport) withDialTimeout(d time.Duration) Transport {
-	c := *t
-	c.DialTimeout = d
-	return &c
-}
-
-func (t *WebSocketTransport) dialTimeout() time.Duration { return t.DialTimeout }
-
 func (t *WebSocketTransport) configured(o Options) Transport {
 	c := *t
 	if c.ReadLimit <= 0 {
