@@ -27,27 +27,32 @@
 //
 // # The path of one list_changed
 //
-// Each layer calls only the one below it; nothing goes back up.
+// Each layer calls only the one below it (or, for the pages, the session
+// below it); nothing goes back up.
 //
-//  1. websocket.go: wsConn.Read returns the frame (a Transport's Conn).
+//  1. websocket.go (or http.go): the Conn's Read returns the message.
 //  2. jsonrpc.go: rpcConn.readLoop checks the envelope (parseEnvelope, in
 //     jsonscan.go), stamps the notification's arrival and queues it; the
 //     dispatcher goroutine hands it, in arrival order, to the session.
 //  3. feed.go: Session.handleNotification looks the method up in
 //     notificationHandlers; onListChanged turns it into an invalidation of
 //     the kinds the kind registry (kinds.go) ties to it, checks that the
-//     server offers them, and hands it to the session's change feed.
+//     server offers them, and hands it to the session's change feed. In
+//     2026-07-28 the same notification arrives on the subscriptions/listen
+//     stream (listen.go) and takes the same path.
 //  4. sync.go: the Client's feed (Client.listChanged) triggers the syncer of
 //     each kind: single flight, one more walk for triggers during a walk;
-//     the walk lists every page on the current session and applies the
-//     result unless a newer session has taken over.
-//  5. walk.go: Session.listRaw requests the pages (following nextCursor,
-//     guarding against repeated cursors and endless walks); relist decodes
-//     only the items that are new or changed.
-//  6. list.go: List.apply swaps the items, computes the diff and queues one
+//     the walk lists every page on the current session (walk.go: following
+//     nextCursor, guarding against repeated cursors and endless walks,
+//     decoding only new or changed items) and applies the result unless a
+//     newer session has taken over.
+//  5. list.go: List.apply swaps the items, computes the diff and queues one
 //     Update for the subscribers on the client's event goroutine.
-//  7. wasm/lists.go: the binding's watcher sends the change to JS in one
-//     crossing (keys, added and changed items' raw JSON, removed keys).
-//  8. js/src/lists.js: the JS store rebuilds its frozen items array, reusing
-//     the objects of unchanged items, and calls its subscribers.
+//  6. wasm/lists.go: the binding's watcher encodes the change (keys, added
+//     and changed items' raw JSON, removed keys, cause, latency) and hands
+//     it to JS in one crossing (the list hook, wasm/hooks.go).
+//  7. js/src/lists.js: the hook (set up in js/src/client.js) applies the
+//     message: a new frozen items array that reuses the objects of
+//     unchanged items.
+//  8. js/src/store.js: the store's set calls every subscriber.
 package mcplive
