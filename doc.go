@@ -1,5 +1,6 @@
-// Package mcplive is an MCP client (spec revision 2025-11-25) that keeps live
-// catalogs of a server's tools, prompts, resources and resource templates.
+// Package mcplive is an MCP client (spec revisions 2026-07-28 and
+// 2025-11-25) that keeps live catalogs of a server's tools, prompts,
+// resources and resource templates.
 //
 // MCP servers change what they offer while a client is connected and say so
 // with notifications/{tools,prompts,resources}/list_changed. A Client
@@ -13,17 +14,25 @@
 //	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) { … })
 //	res, err := c.CallTool(ctx, "echo", map[string]any{"text": "hi"}, nil)
 //
-// The transport is chosen by the URL's scheme (NewTransport): ws:// and
-// wss:// dial a WebSocket (subprotocol "mcp", one JSON-RPC message per text
-// frame), the convention of the official SDKs' WebSocket transports;
-// WebSocket is not (yet) a transport of the MCP specification.
+// The transport is chosen by the URL's scheme (NewTransport): http:// and
+// https:// speak Streamable HTTP (HTTPTransport), the specification's
+// transport for remote servers; ws:// and wss:// dial a WebSocket
+// (WebSocketTransport: subprotocol "mcp", one JSON-RPC message per text
+// frame), the convention of the official SDKs' WebSocket transports.
+//
+// The protocol revision is negotiated (Options.ProtocolVersion pins one):
+// 2026-07-28 first (server/discover; list changes only on a
+// subscriptions/listen stream the client opens), falling back to
+// initialize and 2025-11-25 for a server of that era.
 //
 // The package has no cgo and no syscall/js: it builds natively and with
 // GOOS=js GOARCH=wasm, where the wasm/ binding exposes it to JavaScript.
 // Caveats under WebAssembly: WebSocket pings do not exist in browsers, so a
-// dead connection is found by the MCP ping heartbeat (Options
-// .HeartbeatInterval); a dial that times out may leave the browser's socket
-// to close by itself; close codes are limited to 1000 and 4000–4999.
+// dead connection is found by the heartbeat (Options.HeartbeatInterval: MCP
+// ping, or server/discover in 2026-07-28); a dial that times out may leave
+// the browser's socket to close by itself; close codes are limited to 1000
+// and 4000–4999; Streamable HTTP goes through fetch (http_js.go) and is
+// subject to CORS.
 //
 // # The path of one list_changed
 //
