@@ -62,6 +62,9 @@ const CFG = SMOKE
       memory: { total: 10000, batch: 100, m: 100 },
     };
 
+// BENCH_BURST_RUNS overrides the burst's runs per client (its times are
+// bimodal over WebSocket: see README).
+if (process.env.BENCH_BURST_RUNS) CFG.burst.runs = Number(process.env.BENCH_BURST_RUNS);
 const BEFORE = process.env.BENCH_BEFORE || "";
 const AFTER = process.env.BENCH_AFTER || "";
 const SECTIONS_WANTED = (process.argv.find((a) => a.startsWith("--sections=")) ?? "").slice("--sections=".length).split(",").filter(Boolean);
@@ -174,13 +177,17 @@ const git = (...args) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8"
 // buildPackage builds the npm package's files (package.json, index.js,
 // src/, the wasm with the release flags of build.sh, wasm_exec.js) into
 // .bin/<name>/js from a git revision (git archive) or, when rev is "", from
-// the working tree; a revision's build is kept and reused.
+// the working tree; the last revision's build is kept and reused.
 function buildPackage(name, rev) {
   const sha = rev ? git("rev-parse", "--verify", `${rev}^{commit}`) : "";
   const dir = path.join(BENCH, ".bin", rev ? `${name}-${sha.slice(0, 12)}` : name);
   const js = path.join(dir, "js");
   if (rev && mcpliveMissing(js).length === 0) return { dir: js, rev: sha };
-  fs.rmSync(dir, { recursive: true, force: true });
+  // One build per name is kept.
+  fs.mkdirSync(path.join(BENCH, ".bin"), { recursive: true });
+  for (const d of fs.readdirSync(path.join(BENCH, ".bin"), { withFileTypes: true })) {
+    if (d.isDirectory() && (d.name === name || d.name.startsWith(`${name}-`))) fs.rmSync(path.join(BENCH, ".bin", d.name), { recursive: true, force: true });
+  }
   fs.mkdirSync(dir, { recursive: true });
   const t = Date.now();
   if (rev) {
