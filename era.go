@@ -37,6 +37,13 @@ func (s *Session) open(ctx context.Context) error {
 	}
 	if pin == "" || slices.Contains(modernVersions, pin) {
 		err := s.discover(ctx)
+		var rej *RPCError
+		if errors.As(err, &rej) && rej.Code == CodeUnsupportedProtocolVersion && slices.Contains(supportedOf(rej), ModernVersion) {
+			// A modern server that refused the version it lists as
+			// supported: retry once, as the spec asks ("the client
+			// retries with a supported version rather than falling back").
+			err = s.discover(ctx)
+		}
 		if err == nil {
 			return nil
 		}
@@ -116,7 +123,12 @@ func (s *Session) discover(ctx context.Context) error {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("mcplive: server/discover: %w", protocolError("bad result: %v", err))
 	}
-	if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, ModernVersion) {
+	if len(res.SupportedVersions) == 0 {
+		// DiscoverResult requires supportedVersions: an empty result is a
+		// legacy server answering every method (fall back to initialize).
+		return &RPCError{Code: CodeInvalidRequest, Message: "server/discover answered without supportedVersions: not a 2026-07-28 server"}
+	}
+	if !slices.Contains(res.SupportedVersions, ModernVersion) {
 		// A modern server of another modern revision: nothing in common
 		// (a legacy version in its list would have been offered through
 		// UnsupportedProtocolVersion on a legacy request, not here).

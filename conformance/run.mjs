@@ -55,16 +55,6 @@ const SCENARIOS = [
 // so an expected failure cannot hide a new regression in the same scenario.
 // Keep README.md's Conformance section in step.
 const EXPECTED_FAILURES = {
-  "2025-11-25:initialize": {
-    reason:
-      "client bug: the suite's legacy server answers server/discover (the 2026-07-28 probe) with an empty result, which the client takes for a 2026-07-28 server (era.go discover accepts a result without supportedVersions), so it never sends initialize",
-    checks: [], // the server heard no initialize: it reports nothing
-  },
-  "2025-11-25:sse-retry": {
-    reason:
-      "client bug: the same empty server/discover result, taken for a 2026-07-28 server: no initialize, no tool, so no tools/call stream to resume (with the probe fixed the client passes: GET with Last-Event-ID after the server's retry: 500 ms)",
-    checks: ["client-sse-graceful-reconnect"],
-  },
   "2025-11-25:elicitation-sep1034-client-defaults": {
     reason:
       "not supported: the client declares no elicitation capability and answers elicitation/create with -32601 (neither the Go Options nor the JS connect options have a handler for server requests)",
@@ -76,11 +66,6 @@ const EXPECTED_FAILURES = {
       "client-elicitation-sep1034-enum-default",
       "client-elicitation-sep1034-boolean-default",
     ],
-  },
-  "2026-07-28:request-metadata": {
-    reason:
-      "client bug: the server rejects the first request with UnsupportedProtocolVersion (-32022) listing 2026-07-28 itself; the spec says the client retries with a supported version, the client gives up (era.go open)",
-    checks: ["sep-2575-client-retry-supported-version"],
   },
   "2026-07-28:sep-2322-client-request-state": {
     reason:
