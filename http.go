@@ -110,6 +110,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		dialTimeout: t.DialTimeout,
 		log:         t.Logger,
 		wake:        make(chan struct{}, 1),
+		getReady:    make(chan struct{}),
 	}
 	if c.limit <= 0 {
 		c.limit = DefaultReadLimit
@@ -156,6 +157,10 @@ type httpConn struct {
 	established bool   // the server has answered a message as it should
 	expired     bool   // the server ended the session (404)
 	getStarted  bool
+	// getReady is closed once the standalone stream is open (its answer
+	// has begun) or will not be (405, given up, closed).
+	getReady     chan struct{}
+	getReadyOnce sync.Once
 	inflight    map[string]struct{} // ids of requests sent and not answered
 	wake        chan struct{}       // signals Read: a message or the end
 
@@ -247,6 +252,21 @@ func (c *httpConn) sessionUpdated(info SessionInfo) {
 		c.startGET()
 	}
 }
+
+// awaitGET waits until the standalone stream is open or will not be,
+// bounded by the dial timeout and ctx.
+func (c *httpConn) awaitGET(ctx context.Context) {
+	t := time.NewTimer(c.dialTimeout)
+	defer t.Stop()
+	select {
+	case <-c.getReady:
+	case <-ctx.Done():
+	case <-t.C:
+		c.log.Warn("mcplive: the event stream (GET) did not open within the dial timeout; list changes may be late", "url", c.url)
+	}
+}
+
+func (c *httpConn) signalGET() { c.getReadyOnce.Do(func() { close(c.getReady) }) }
 
 // startGET opens the standalone GET stream once.
 func (c *httpConn) startGET() {
@@ -389,6 +409,10 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 			// For a session that does not call sessionUpdated: the
 			// standalone stream opens once the session is initialized.
 			c.startGET()
+			// The session is ready once the stream is open: a list
+			// change the server announces after that is not lost
+			// between the client's first lists and the stream.
+			c.awaitGET(ctx)
 		}
 		return nil
 	}

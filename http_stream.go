@@ -67,6 +67,9 @@ const (
 // (or, for the standalone stream without an event id, opened anew), after
 // the server's retry time.
 func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMessage, what string) {
+	if id == nil {
+		defer c.signalGET()
+	}
 	var (
 		lastID   string
 		retry    time.Duration
@@ -93,6 +96,9 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 				// Nothing could be resumed: what the server said while the
 				// stream was down is lost. Re-list everything.
 				c.invalidateAll()
+			}
+			if id == nil {
+				c.signalGET()
 			}
 			opened = true
 		}
