@@ -161,8 +161,8 @@ type httpConn struct {
 	// has begun) or will not be (405, given up, closed).
 	getReady     chan struct{}
 	getReadyOnce sync.Once
-	inflight    map[string]struct{} // ids of requests sent and not answered
-	wake        chan struct{}       // signals Read: a message or the end
+	inflight     map[string]struct{} // ids of requests sent and not answered
+	wake         chan struct{}       // signals Read: a message or the end
 
 	closeOnce sync.Once
 }
