@@ -30,6 +30,7 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing)
 	case int64(len(b)) > c.limit:
 		c.fail(fmt.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, m.method, c.limit))
 	default:
+		c.settle(m.id) // answered before the caller can see it
 		c.push(b)
 	}
 }
@@ -44,6 +45,7 @@ func (c *httpConn) failRequest(id json.RawMessage, why string) {
 		Error   RPCError        `json:"error"`
 	}{"2.0", id, RPCError{Code: CodeInternalError, Message: "mcplive: " + why}})
 	if err == nil {
+		c.settle(id)
 		c.push(b)
 	}
 }
@@ -151,10 +153,12 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done
 		if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
 			continue // a priming event (an id only), or not a JSON-RPC message
 		}
-		c.push(ev.data)
 		if id != nil && isResponseTo(ev.data, id) {
+			c.settle(id) // answered before the caller can see it
+			c.push(ev.data)
 			return true, true, nil
 		}
+		c.push(ev.data)
 	}
 }
 
