@@ -30,6 +30,8 @@ export async function startServer(args = []) {
   return {
     http,
     ws,
+    /** The same endpoint over Streamable HTTP. */
+    mcp: `${http}/mcp`,
     log,
     /** control posts one control operation (see the server's doc). */
     async control(op, body = {}) {
@@ -52,6 +54,22 @@ export async function startServer(args = []) {
     },
   };
 }
+
+/**
+ * The transports and protocol revisions the tests run over, against the
+ * same go-sdk server (it speaks both on /mcp). The 2026-07-28 modes pin
+ * nothing: the client tries that revision first; the 2025-11-25 ones pin it
+ * with the option protocolVersion.
+ */
+export const MODES = Object.freeze([
+  { name: "WebSocket, 2026-07-28", transport: "ws", version: "2026-07-28", options: {} },
+  { name: "WebSocket, 2025-11-25", transport: "ws", version: "2025-11-25", options: { protocolVersion: "2025-11-25" } },
+  { name: "Streamable HTTP, 2026-07-28", transport: "http", version: "2026-07-28", options: {} },
+  { name: "Streamable HTTP, 2025-11-25", transport: "http", version: "2025-11-25", options: { protocolVersion: "2025-11-25" } },
+]);
+
+/** urlFor is the server's MCP endpoint over mode's transport. */
+export const urlFor = (server, mode) => (mode.transport === "ws" ? server.ws : server.mcp);
 
 /** waitFor resolves with a store's value once pred(value) holds. */
 export function waitFor(store, pred, ms = 5000, what = "store value") {

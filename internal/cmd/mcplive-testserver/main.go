@@ -175,6 +175,7 @@ func newTestServer(pageSize int) *testServer {
 		},
 	})
 
+	s.srv.AddReceivingMiddleware(listenOverlap()) // listen.go
 	s.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")}, echo)
 	s.srv.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.", InputSchema: objectSchema(`{"a":{"type":"number"},"b":{"type":"number"}}`, "a", "b")}, add)
 	s.srv.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails with JSON-RPC error -32001 and data.", InputSchema: objectSchema(`{}`)}, fail)
@@ -289,7 +290,11 @@ func (s *testServer) dropAll() int {
 		ss = append(ss, x)
 	}
 	for _, x := range ss {
-		x.Close()
+		// Not waited for: a session's Close waits for its handlers, and
+		// go-sdk's stateless Streamable HTTP handler (2026-07-28) does not
+		// end a tool's context when the client closes the request's
+		// stream, so a cancelled slow call would hold it for good.
+		go x.Close()
 	}
 	return len(ss)
 }
