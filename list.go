@@ -124,41 +124,67 @@ const (
 
 // List is one live list. Its methods are safe for concurrent use.
 type List[T Item] struct {
+	list
+}
+
+// list is the kind-independent core of a List: its state, subscribers and
+// diff work on the items through itemSlice, so that a binary holds this code
+// once rather than once per kind. Only the conversions to Snapshot[T] and
+// Update[T] are per kind.
+type list struct {
 	spec   kindSpec
 	events *fifo[func()]
-	sync   *syncer // the Client's refresh of this list
+	sync   *syncer   // the Client's refresh of this list
+	none   itemSlice // the kind's empty list
 
 	mu     sync.Mutex
-	snap   Snapshot[T]
-	subs   map[int]func(Update[T])
+	snap   ViewSnapshot // Items is an itemSlice
+	subs   map[int]func(ViewUpdate)
 	order  []int
 	nextID int
 }
 
 func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
-	return &List[T]{
+	none := entries[T](nil)
+	return &List[T]{list{
 		spec:   spec,
 		events: events,
-		snap:   Snapshot[T]{Status: StatusLoading},
-		subs:   make(map[int]func(Update[T])),
-	}
+		none:   none,
+		snap:   ViewSnapshot{Items: none, Status: StatusLoading},
+		subs:   make(map[int]func(ViewUpdate)),
+	}}
 }
 
 // Kind says which list this is.
 func (l *List[T]) Kind() Kind { return l.spec.kind }
 
 // Snapshot returns the current state.
-func (l *List[T]) Snapshot() Snapshot[T] {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.snap
-}
+func (l *List[T]) Snapshot() Snapshot[T] { return snapshotOf[T](l.view()) }
 
 // Subscribe calls fn with every applied change and every status change, in
 // order, on the client's event goroutine (one for all lists, so updates of
 // different lists keep their order too). It does not call fn at once: read
 // Snapshot for the current state. The returned function unsubscribes.
 func (l *List[T]) Subscribe(fn func(Update[T])) (cancel func()) {
+	return l.watch(func(u ViewUpdate) {
+		fn(Update[T]{
+			Snapshot: snapshotOf[T](u.ViewSnapshot),
+			Added:    itemsOf[T](u.Added),
+			Removed:  itemsOf[T](u.Removed),
+			Changed:  itemsOf[T](u.Changed),
+			Cause:    u.Cause,
+			Latency:  u.Latency,
+		})
+	})
+}
+
+func (l *list) view() ViewSnapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.snap
+}
+
+func (l *list) watch(fn func(ViewUpdate)) (cancel func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.nextID++
@@ -184,24 +210,24 @@ func (l *List[T]) Subscribe(fn func(Update[T])) (cancel func()) {
 // apply swaps in a new list with status and err, computes the diff against
 // the current items and queues one update. It reports whether anything
 // visible changed.
-func (l *List[T]) apply(items []T, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint) bool {
+func (l *list) apply(items itemSlice, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	added, removed, changed, reordered := diff(l.snap.Items, items)
-	itemsChanged := len(added)+len(removed)+len(changed) > 0 || reordered
+	added, removed, changed, reordered := diff(l.snap.Items.(itemSlice), items)
+	itemsChanged := added.Len()+removed.Len()+changed.Len() > 0 || reordered
 	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) && sameHint(cache, l.snap.Cache) {
 		// Only the time of the walk moved: readers see it, subscribers
 		// are not woken for it.
 		l.snap.Cache = cache
 		return false
 	}
-	next := Snapshot[T]{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version, Live: l.snap.Live, Cache: cache}
+	next := ViewSnapshot{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version, Live: l.snap.Live, Cache: cache}
 	if itemsChanged {
 		next.Items = items
 		next.Version++
 	}
 	l.snap = next
-	u := Update[T]{Snapshot: next, Added: added, Removed: removed, Changed: changed, Cause: cause}
+	u := ViewUpdate{ViewSnapshot: next, Added: added, Removed: removed, Changed: changed, Cause: cause}
 	if cause == CauseNotification {
 		u.Latency = latency
 	}
@@ -210,25 +236,31 @@ func (l *List[T]) apply(items []T, status Status, err error, cause Cause, latenc
 }
 
 // setStatus changes status and err and keeps the items.
-func (l *List[T]) setStatus(status Status, err error) {
+func (l *list) setStatus(status Status, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if status == l.snap.Status && sameErr(err, l.snap.Err) {
 		return
 	}
 	l.snap.Status, l.snap.Err = status, err
-	l.publish(Update[T]{Snapshot: l.snap})
+	l.publishState()
+}
+
+// publishState queues an update of the state alone, with an empty diff.
+// Called with l.mu held.
+func (l *list) publishState() {
+	l.publish(ViewUpdate{ViewSnapshot: l.snap, Added: l.none, Removed: l.none, Changed: l.none})
 }
 
 // publish queues u for the subscribers registered now that are still
 // registered when it is delivered: one that subscribes later already holds
 // u in its Snapshot and must not get its diff again. Called with l.mu
 // held, so updates are queued in the order applied.
-func (l *List[T]) publish(u Update[T]) {
+func (l *list) publish(u ViewUpdate) {
 	ids := append([]int(nil), l.order...)
 	l.events.push(func() {
 		l.mu.Lock()
-		fns := make([]func(Update[T]), 0, len(ids))
+		fns := make([]func(ViewUpdate), 0, len(ids))
 		for _, id := range ids {
 			if fn, ok := l.subs[id]; ok {
 				fns = append(fns, fn)
@@ -243,7 +275,7 @@ func (l *List[T]) publish(u Update[T]) {
 
 // markStale turns a list that had been synced "stale", keeping its items:
 // nothing keeps it in sync until a new session re-lists it.
-func (l *List[T]) markStale() {
+func (l *list) markStale() {
 	l.mu.Lock()
 	s := l.snap.Status
 	l.mu.Unlock()
@@ -253,22 +285,22 @@ func (l *List[T]) markStale() {
 }
 
 // markUnsupported empties the list of a kind the server does not offer.
-func (l *List[T]) markUnsupported(cause Cause) { l.apply(nil, StatusUnsupported, nil, cause, 0, nil) }
+func (l *list) markUnsupported(cause Cause) { l.apply(l.none, StatusUnsupported, nil, cause, 0, nil) }
 
 // setLive records whether the server tells this client of changes.
-func (l *List[T]) setLive(live bool) {
+func (l *list) setLive(live bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.snap.Live == live {
 		return
 	}
 	l.snap.Live = live
-	l.publish(Update[T]{Snapshot: l.snap})
+	l.publishState()
 }
 
-func (l *List[T]) lastErr() error { return l.Snapshot().Err }
+func (l *list) lastErr() error { return l.view().Err }
 
-func (l *List[T]) syncer() *syncer { return l.sync }
+func (l *list) syncer() *syncer { return l.sync }
 
 func sameErr(a, b error) bool {
 	if a == nil || b == nil {
@@ -280,16 +312,19 @@ func sameErr(a, b error) bool {
 // diff compares two lists by key. Items whose key is in both but whose raw
 // JSON differs are changed. reordered reports the same set of keys in a
 // different order. A key repeated within a list counts once (first wins).
-func diff[T Item](old, cur []T) (added, removed, changed []T, reordered bool) {
-	oldByKey := make(map[string]int, len(old))
-	for i, it := range old {
-		if _, dup := oldByKey[it.Key()]; !dup {
-			oldByKey[it.Key()] = i
+func diff(old, cur itemSlice) (added, removed, changed itemSlice, reordered bool) {
+	nOld, nCur := old.Len(), cur.Len()
+	var add, rem, chg []int
+	oldByKey := make(map[string]int, nOld)
+	for i := range nOld {
+		k := old.Key(i)
+		if _, dup := oldByKey[k]; !dup {
+			oldByKey[k] = i
 		}
 	}
-	seen := make(map[string]bool, len(cur))
-	for i, it := range cur {
-		k := it.Key()
+	seen := make(map[string]bool, nCur)
+	for i := range nCur {
+		k := cur.Key(i)
 		if seen[k] {
 			continue
 		}
@@ -297,24 +332,24 @@ func diff[T Item](old, cur []T) (added, removed, changed []T, reordered bool) {
 		j, ok := oldByKey[k]
 		switch {
 		case !ok:
-			added = append(added, it)
-		case !sameBytes(old[j].RawJSON(), it.RawJSON()):
-			changed = append(changed, it)
+			add = append(add, i)
+		case !sameBytes(old.RawJSON(j), cur.RawJSON(i)):
+			chg = append(chg, i)
 		}
-		if ok && (j >= len(old) || i >= len(old) || old[i].Key() != k) {
+		if ok && (i >= nOld || old.Key(i) != k) {
 			reordered = true
 		}
 	}
-	for _, it := range old {
-		if !seen[it.Key()] {
-			removed = append(removed, it)
-			seen[it.Key()] = true // report a duplicate key once
+	for i := range nOld {
+		if k := old.Key(i); !seen[k] {
+			rem = append(rem, i)
+			seen[k] = true // report a duplicate key once
 		}
 	}
-	if len(old) != len(cur) {
-		reordered = reordered || (len(added) == 0 && len(removed) == 0)
+	if nOld != nCur {
+		reordered = reordered || (len(add) == 0 && len(rem) == 0)
 	}
-	return added, removed, changed, reordered
+	return cur.pick(add), old.pick(rem), cur.pick(chg), reordered
 }
 
 // sameBytes is bytes.Equal that answers at once for the same slice: a

@@ -134,36 +134,49 @@ type liveList interface {
 	lastErr() error
 }
 
-// newLive makes the List of one kind for c, with the syncer that keeps it:
-// each walk lists every page on the current session and applies the result
-// unless a newer session has taken over meanwhile (an older result never
-// overwrites a newer one).
+// newLive makes the List of one kind for c, with the syncer that keeps it.
 func newLive[T Item, PT rawSetter[T]](c *Client, spec kindSpec) liveList {
 	l := newList[T](spec, &c.events)
-	l.sync = newSyncer(c.ctx, &c.wg, func(ctx context.Context, cause Cause, since time.Time) {
-		sess, epoch := c.current()
-		if sess == nil {
-			return // no session: the next one re-lists everything
-		}
-		items, cache, err := relist[T, PT](ctx, sess, spec, l.Snapshot().Items)
-		c.ifCurrent(sess, epoch, func() {
-			if err == nil {
-				l.apply(items, StatusReady, nil, cause, time.Since(since), cache)
-				return
-			}
-			select {
-			case <-sess.Done():
-				return // the drop marks the list stale; the reconnect re-lists
-			default:
-			}
-			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-				return
-			}
-			c.opts.Logger.Warn("mcplive: re-list failed; keeping the last items", "kind", spec.kind, "err", err)
-			l.setStatus(StatusError, err)
-		})
-	})
+	w := &walker{c: c, l: &l.list, newBuilder: newBuild[T, PT]}
+	l.sync = newSyncer(c.ctx, &c.wg, w.run)
 	return l
+}
+
+// walker runs the walks of one List, the same code for every kind.
+type walker struct {
+	c          *Client
+	l          *list
+	newBuilder func(prev Entries) builder
+}
+
+// run is the run function of the List's syncer: each walk lists every page
+// on the current session and applies the result unless a newer session has
+// taken over meanwhile (an older result never overwrites a newer one).
+func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
+	c, l := w.c, w.l
+	sess, epoch := c.current()
+	if sess == nil {
+		return // no session: the next one re-lists everything
+	}
+	prev := l.view().Items
+	b := w.newBuilder(prev)
+	cache, err := relist(ctx, sess, l.spec, prev, b)
+	c.ifCurrent(sess, epoch, func() {
+		if err == nil {
+			l.apply(b.items(), StatusReady, nil, cause, time.Since(since), cache)
+			return
+		}
+		select {
+		case <-sess.Done():
+			return // the drop marks the list stale; the reconnect re-lists
+		default:
+		}
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return
+		}
+		c.opts.Logger.Warn("mcplive: re-list failed; keeping the last items", "kind", l.spec.kind, "err", err)
+		l.setStatus(StatusError, err)
+	})
 }
 
 // listChanged is the Client's change feed: it re-lists the kinds. It runs

@@ -49,23 +49,37 @@ func (e entries[T]) Len() int                      { return len(e) }
 func (e entries[T]) Key(i int) string              { return e[i].Key() }
 func (e entries[T]) RawJSON(i int) json.RawMessage { return e[i].RawJSON() }
 
-func viewOf[T Item](s Snapshot[T]) ViewSnapshot {
-	return ViewSnapshot{Items: entries[T](s.Items), Status: s.Status, Err: s.Err, Version: s.Version, Live: s.Live, Cache: s.Cache}
+// itemSlice is entries[T] for the kind-independent code of a List: the
+// items of a snapshot or an update, whatever their kind.
+type itemSlice interface {
+	Entries
+	// pick returns the items at idx, in that order.
+	pick(idx []int) itemSlice
+}
+
+func (e entries[T]) pick(idx []int) itemSlice {
+	if len(idx) == 0 {
+		return entries[T](nil)
+	}
+	out := make(entries[T], len(idx))
+	for n, i := range idx {
+		out[n] = e[i]
+	}
+	return out
+}
+
+// itemsOf returns the items e views.
+func itemsOf[T Item](e Entries) []T {
+	items, _ := e.(entries[T])
+	return items
+}
+
+func snapshotOf[T Item](v ViewSnapshot) Snapshot[T] {
+	return Snapshot[T]{Items: itemsOf[T](v.Items), Status: v.Status, Err: v.Err, Version: v.Version, Live: v.Live, Cache: v.Cache}
 }
 
 // View returns the current state as a ViewSnapshot.
-func (l *List[T]) View() ViewSnapshot { return viewOf(l.Snapshot()) }
+func (l *List[T]) View() ViewSnapshot { return l.view() }
 
 // WatchView subscribes fn to kind-independent updates (see Subscribe).
-func (l *List[T]) WatchView(fn func(ViewUpdate)) (cancel func()) {
-	return l.Subscribe(func(u Update[T]) {
-		fn(ViewUpdate{
-			ViewSnapshot: viewOf(u.Snapshot),
-			Added:        entries[T](u.Added),
-			Removed:      entries[T](u.Removed),
-			Changed:      entries[T](u.Changed),
-			Cause:        u.Cause,
-			Latency:      u.Latency,
-		})
-	})
-}
+func (l *List[T]) WatchView(fn func(ViewUpdate)) (cancel func()) { return l.watch(fn) }

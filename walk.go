@@ -53,58 +53,117 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, *CacheH
 	}
 }
 
-// decodeItems decodes the items arrays of a walk's pages into T, keeping
+// builder gathers the items of one walk: the only part of decoding and
+// re-listing that depends on the kind, so that the walk itself is compiled
+// once rather than once per kind.
+type builder interface {
+	// grow makes room for n items.
+	grow(n int)
+	// addPage decodes a page's items array of n items and appends them,
+	// without their raw JSON; ok is false, with json's error if any, when
+	// the page did not decode into n items.
+	addPage(page []byte, n int) (ok bool, err error)
+	// add decodes one item, appends it with raw as its raw JSON and
+	// returns its key.
+	add(raw []byte) (key string, err error)
+	// reuse appends the builder's previous item j as it is.
+	reuse(j int)
+	// setRaw sets the raw JSON of item i and returns its key.
+	setRaw(i int, raw []byte) (key string)
+	// items returns what was built.
+	items() itemSlice
+}
+
+// build is the builder of a kind; prev is the list a re-list started from.
+type build[T Item, PT rawSetter[T]] struct {
+	prev, out []T
+}
+
+func newBuild[T Item, PT rawSetter[T]](prev Entries) builder {
+	return &build[T, PT]{prev: itemsOf[T](prev)}
+}
+
+func (b *build[T, PT]) grow(n int) { b.out = make([]T, 0, n) }
+
+// addPage decodes with one call of json.Unmarshal, straight into b.out,
+// rather than one per item: per item that saves a decoder, a scanner and a
+// copy of its raw JSON.
+func (b *build[T, PT]) addPage(page []byte, n int) (bool, error) {
+	base := len(b.out)
+	tail := b.out[base:base]
+	if err := json.Unmarshal(page, &tail); err != nil || len(tail) != n {
+		return false, err
+	}
+	// tail was decoded in place, in the spare capacity (json reuses a
+	// slice's capacity); should it ever not be, copy it.
+	if len(tail) > 0 && &tail[0] != &b.out[:base+1][base] {
+		b.out = append(b.out, tail...)
+	} else {
+		b.out = b.out[:base+len(tail)]
+	}
+	return true, nil
+}
+
+func (b *build[T, PT]) add(raw []byte) (string, error) {
+	var it T
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return "", err
+	}
+	PT(&it).setRaw(json.RawMessage(raw))
+	b.out = append(b.out, it)
+	return it.Key(), nil
+}
+
+func (b *build[T, PT]) reuse(j int) { b.out = append(b.out, b.prev[j]) }
+
+func (b *build[T, PT]) setRaw(i int, raw []byte) string {
+	PT(&b.out[i]).setRaw(json.RawMessage(raw))
+	return b.out[i].Key()
+}
+
+func (b *build[T, PT]) items() itemSlice { return entries[T](b.out) }
+
+// rawSetter is *T for an Item T: its raw JSON can be set.
+type rawSetter[T Item] interface {
+	*T
+	setRaw(json.RawMessage)
+}
+
+// decodeItems decodes the items arrays of a walk's pages into b, keeping
 // each item's raw JSON, and rejects items without a key. Each page is
-// split into its items' raw JSON by splitArray, then decoded with one call
-// of json.Unmarshal, straight into the result, rather than one per item:
-// per item that saves a decoder, a scanner and a copy of its raw JSON.
-func decodeItems[T Item, PT rawSetter[T]](spec kindSpec, pages []rawRef) ([]T, error) {
+// split into its items' raw JSON by splitArray, then decoded at once by
+// addPage.
+func decodeItems(spec kindSpec, pages []rawRef, b builder) error {
 	method, kind := spec.method, spec.kind
 	raws := make([][]rawRef, len(pages))
 	total := 0
 	for p, page := range pages {
 		var ok bool
 		if raws[p], ok = splitArray(page); !ok {
-			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+			return fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
 		}
 		total += len(raws[p])
 	}
-	items := make([]T, 0, total)
+	b.grow(total)
+	base := 0
 	for p, page := range pages {
-		base := len(items)
-		tail := items[base:base]
-		if err := json.Unmarshal(page, &tail); err != nil || len(tail) != len(raws[p]) {
+		if ok, err := b.addPage(page, len(raws[p])); !ok {
 			// Find the item at fault, for the error text.
 			for i, raw := range raws[p] {
-				var it T
-				if err := json.Unmarshal(raw, &it); err != nil {
-					return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+				if _, err := b.add(raw); err != nil {
+					return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
 				}
 			}
-			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
-		}
-		// tail was decoded in place, in items' spare capacity (json reuses
-		// a slice's capacity); should it ever not be, copy it.
-		if len(tail) > 0 && &tail[0] != &items[:base+1][base] {
-			items = append(items, tail...)
-		} else {
-			items = items[:base+len(tail)]
+			return fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
 		}
 		for i, raw := range raws[p] {
-			it := &items[base+i]
-			PT(it).setRaw(json.RawMessage(raw))
-			if (*it).Key() == "" {
-				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, snippet(raw)))
+			if b.setRaw(base+i, raw) == "" {
+				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, snippet(raw)))
 			}
 		}
+		base += len(raws[p])
 	}
-	return items, nil
-}
-
-// rawSetter is *T for an Item T: its raw JSON can be set.
-type rawSetter[T Item] interface {
-	*T
-	setRaw(json.RawMessage)
+	return nil
 }
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
@@ -113,22 +172,26 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 	if err != nil {
 		return nil, err
 	}
-	return decodeItems[T, PT](spec, raws)
+	var b build[T, PT]
+	if err := decodeItems(spec, raws, &b); err != nil {
+		return nil, err
+	}
+	return b.out, nil
 }
 
-// relist walks a list again and decodes only the items that are new or
-// changed: an item whose raw JSON is byte for byte one of prev's is prev's
-// item, reused as is. A re-list after one change of a 10,000-item list then
-// decodes one item instead of 10,000, which matters most in wasm, where
-// encoding/json is slow.
-func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindSpec, prev []T) ([]T, *CacheHint, error) {
+// relist walks a list again into b and decodes only the items that are new
+// or changed: an item whose raw JSON is byte for byte one of prev's is
+// prev's item, reused as is (b was made from prev). A re-list after one
+// change of a 10,000-item list then decodes one item instead of 10,000,
+// which matters most in wasm, where encoding/json is slow.
+func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
 	pages, hint, err := s.listRaw(ctx, spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if len(prev) == 0 {
-		items, err := decodeItems[T, PT](spec, pages)
-		return items, hint, err
+	n := prev.Len()
+	if n == 0 {
+		return hint, decodeItems(spec, pages, b)
 	}
 	// Most items come back in the same order: try prev's next item first,
 	// then a few further on (a removal); only then look the raw JSON up
@@ -136,15 +199,15 @@ func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindS
 	// never modified, so a string view of it is a safe map key.
 	var known map[string]int
 	lookup := func(raw []byte, next int) (int, bool) {
-		for j := next; j < len(prev) && j < next+4; j++ {
-			if sameBytes(prev[j].RawJSON(), raw) {
+		for j := next; j < n && j < next+4; j++ {
+			if sameBytes(prev.RawJSON(j), raw) {
 				return j, true
 			}
 		}
 		if known == nil {
-			known = make(map[string]int, len(prev))
-			for i, it := range prev {
-				if r := it.RawJSON(); len(r) > 0 {
+			known = make(map[string]int, n)
+			for i := range n {
+				if r := prev.RawJSON(i); len(r) > 0 {
 					known[unsafe.String(&r[0], len(r))] = i
 				}
 			}
@@ -153,31 +216,31 @@ func relist[T Item, PT rawSetter[T]](ctx context.Context, s *Session, spec kindS
 		return j, ok
 	}
 	method, kind := spec.method, spec.kind
-	items := make([]T, 0, len(prev)+1)
-	next := 0
+	b.grow(n + 1)
+	count, next := 0, 0
 	for p, page := range pages {
 		raws, ok := splitArray(page)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
 		}
 		for _, raw := range raws {
 			if j, ok := lookup(raw, next); ok {
-				items = append(items, prev[j])
+				b.reuse(j)
 				next = j + 1
+				count++
 				continue
 			}
-			var it T
-			if err := json.Unmarshal(raw, &it); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", len(items), err))
+			key, err := b.add(raw)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
 			}
-			PT(&it).setRaw(json.RawMessage(raw))
-			if it.Key() == "" {
-				return nil, nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", len(items), spec.key, snippet(raw)))
+			if key == "" {
+				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, snippet(raw)))
 			}
-			items = append(items, it)
+			count++
 		}
 	}
-	return items, hint, nil
+	return hint, nil
 }
 
 // ListTools returns every tool, following nextCursor over all pages.
