@@ -1,4 +1,4 @@
-// Type definitions for mcplive: live MCP catalogs over a WebSocket.
+// Type definitions for mcplive: live MCP catalogs over WebSocket or Streamable HTTP.
 // Hand-written; checked by test/types (tsc --noEmit).
 
 /** A JSON value as the server sent it. */
@@ -140,6 +140,31 @@ export interface ListValue<T> {
   readonly error: MCPLiveError | null;
   /** Grows by one with each applied change of `items`; a status change alone keeps it. */
   readonly version: number;
+  /**
+   * Whether the server tells this client when the list changes: in
+   * 2025-11-25 whenever it offers the kind; in 2026-07-28 when it
+   * acknowledged the kind on the `subscriptions/listen` stream. A list that
+   * is not live changes only on `refresh()` or a reconnect. A change of
+   * `live`, `ttlMs`, `cacheScope` or `receivedAt` alone gives a new value
+   * with the same `version`.
+   */
+  readonly live: boolean;
+  /**
+   * The smallest `ttlMs` of the last walk's pages (2026-07-28 caching
+   * hint), or `null` when the server sent none. A freshness hint, never a
+   * polling interval: the stores do not poll; a live list is as fresh as the
+   * server's notifications. For a list that is not live, compare
+   * `receivedAt + ttlMs` with the time you need it and call `refresh(kind)`.
+   */
+  readonly ttlMs: number | null;
+  /** `"private"` when any page of the last walk said so, else the pages' `cacheScope`; `null` when none was sent. */
+  readonly cacheScope: "public" | "private" | null;
+  /**
+   * When the last walk's last page arrived, in ms since the epoch (like
+   * `Date.now()`); renewed by `refresh()` even when nothing changed. `null`
+   * when the server sent no caching hints.
+   */
+  readonly receivedAt: number | null;
 }
 
 /**
@@ -211,8 +236,15 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * - `AbortError`: aborted through an AbortSignal (the signal's reason is passed through as is).
  * - `DialError`: `connect` could not open the connection: the server is down, the
  *   path is wrong, or the server refused the page's Origin or the token. Browsers
- *   hide the HTTP status of a failed handshake from scripts, so the message lists
- *   the likely causes. It comes at once, not after `dialTimeoutMs`.
+ *   hide the HTTP status of a failed WebSocket handshake from scripts, so the
+ *   message lists the likely causes; over Streamable HTTP it gives the status when
+ *   there was one, and when there was none (fetch failed) it says that CORS may be
+ *   the cause and which headers the server must allow and expose. It comes at
+ *   once, not after `dialTimeoutMs`.
+ * - `AuthError`: the server refused the credentials (HTTP 401, or 403 with a
+ *   challenge) over Streamable HTTP: `status`, and the `WWW-Authenticate`
+ *   challenge's `resourceMetadata` (the URL of the OAuth protected resource
+ *   metadata), `scope` and `wwwAuthenticate`.
  * - `ClosedError`: the client is closed or the connection dropped.
  * - `UnsupportedError`: the server's capabilities do not allow the call; nothing was sent.
  * - `ProtocolError`: the server broke the protocol.
@@ -222,11 +254,41 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * `subscribeResource` and the stores, a rejection of the other calls.
  */
 export interface MCPLiveError extends Error {
-  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
+  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "AuthError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
   /** The JSON-RPC error code, for `RPCError`. */
   code?: number;
   /** The JSON-RPC error data, for `RPCError`, if the server sent any. */
   data?: JSONValue;
+  /** The HTTP status, for `AuthError` (401, or 403 with a challenge). */
+  status?: number;
+  /** For `AuthError`: the challenge's `resource_metadata` URL (where an OAuth flow starts), if sent. */
+  resourceMetadata?: string;
+  /** For `AuthError`: the challenge's `scope`, if sent. */
+  scope?: string;
+  /** For `AuthError`: the `WWW-Authenticate` header as the server sent it. */
+  wwwAuthenticate?: string;
+}
+
+/** An `AuthError`: the server refused the credentials of a Streamable HTTP request. */
+export interface AuthError extends MCPLiveError {
+  name: "AuthError";
+  status: number;
+}
+
+/** The protocol revisions this client speaks (`protocolVersion` pins one). */
+export type ProtocolVersion = "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26";
+
+/** What the `token` callback of `connect` is given. */
+export interface TokenRequest {
+  /** The server URL, as passed to `connect`. */
+  readonly url: string;
+  /**
+   * Set when the server has just refused the last token (HTTP 401): return
+   * a new one (your OAuth flow: `error.resourceMetadata` says where it
+   * starts) and the refused request is sent once more with it; return
+   * `null` (or throw) to give up: the request then fails with this error.
+   */
+  readonly error?: AuthError;
 }
 
 /** A content block of a tool result or prompt message. */
@@ -342,8 +404,30 @@ export interface ServerCapabilities {
 
 /** Options of `connect`. Durations are in milliseconds; an unknown option is a `TypeError`. */
 export interface ConnectOptions {
-  /** Sent in `initialize`. Default `{ name: "mcplive", version: <package version> }`. */
+  /** Sent in `initialize` (in 2026-07-28: in every request's `_meta`). Default `{ name: "mcplive", version: <package version> }`. */
   clientInfo?: { name: string; version?: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] };
+  /**
+   * Pins the protocol revision. Default: 2026-07-28 first (`server/discover`,
+   * `subscriptions/listen`), falling back to `initialize` with 2025-11-25
+   * when the server does not speak it. The negotiated one is
+   * `client.protocolVersion`. Another string is a `TypeError`.
+   */
+  protocolVersion?: ProtocolVersion;
+  /**
+   * Extra request headers for every Streamable HTTP request (`http://`,
+   * `https://` only: a browser cannot set a WebSocket's headers, so with a
+   * `ws://` URL this is a `TypeError`). The transport's own headers win. A
+   * cross-origin server must allow them (CORS).
+   */
+  headers?: Record<string, string>;
+  /**
+   * Returns the bearer token for each Streamable HTTP request (sent as
+   * `Authorization: Bearer <token>`), or `null`/`undefined`/`""` for none;
+   * may be async. It is called before every request, so return a cached
+   * token; after a 401 it is called with `error` set (see `TokenRequest`):
+   * the hook for an app's own OAuth. `http://` and `https://` only.
+   */
+  token?: (request: TokenRequest) => string | null | undefined | Promise<string | null | undefined>;
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
   /**
@@ -394,7 +478,7 @@ export interface Client {
   readonly serverInfo: Implementation;
   /** The server's capabilities exactly as it sent them. */
   readonly capabilities: ServerCapabilities;
-  /** The negotiated protocol version, e.g. `"2025-11-25"`. */
+  /** The negotiated protocol version, e.g. `"2026-07-28"` or `"2025-11-25"`. */
   readonly protocolVersion: string;
   /** The server's instructions, if any. */
   readonly instructions: string | undefined;

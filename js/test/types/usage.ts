@@ -1,6 +1,6 @@
 // Type test: compiled with tsc --noEmit by `npm test`. Each @ts-expect-error
 // must be an error, so the types refuse what the API refuses.
-import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities } from "mcplive";
+import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities, type TokenRequest, type ProtocolVersion, type AuthError } from "mcplive";
 
 async function main(): Promise<void> {
   const client: Client = await connect("ws://127.0.0.1:8080/mcp", {
@@ -94,5 +94,44 @@ async function main(): Promise<void> {
   // @ts-expect-error read-only
   client.tools = client.prompts;
   await client.close();
+
+  // Streamable HTTP: a pinned revision, extra headers, an async token callback (an app's OAuth).
+  let cached: string | null = null;
+  const http: Client = await connect("https://mcp.example.com/mcp", {
+    protocolVersion: "2026-07-28",
+    headers: { "X-Api-Key": "k" },
+    token: async ({ url, error }) => {
+      if (error) {
+        const where: string | undefined = error.resourceMetadata;
+        const status: number = error.status;
+        cached = await Promise.resolve(`renewed for ${url} via ${where} after ${status}`);
+      }
+      return cached;
+    },
+  });
+  await connect("https://mcp.example.com/mcp", { protocolVersion: "2025-11-25", token: () => "static" });
+  // @ts-expect-error not a revision
+  await connect("https://mcp.example.com/mcp", { protocolVersion: "2024-01-01" });
+  // @ts-expect-error the token is a function
+  await connect("https://mcp.example.com/mcp", { token: "static" });
+  // @ts-expect-error header values are strings
+  await connect("https://mcp.example.com/mcp", { headers: { "X-N": 1 } });
+  const tv: ListValue<Tool> = http.tools.get();
+  const live: boolean = tv.live;
+  const ttl: number | null = tv.ttlMs;
+  const scope: "public" | "private" | null = tv.cacheScope;
+  const at: number | null = tv.receivedAt;
+  if (!live && ttl !== null && at !== null && at + ttl < Date.now()) await http.refresh("tools");
+  console.log(scope);
+  try {
+    await http.callTool("x");
+  } catch (e) {
+    const err = e as MCPLiveError;
+    if (err.name === "AuthError") console.log(err.status, err.resourceMetadata, err.scope, err.wwwAuthenticate);
+  }
+  const tr: TokenRequest = { url: "u" };
+  const pv: ProtocolVersion = "2025-06-18";
+  const ae: AuthError | undefined = tr.error;
+  console.log(pv, ae?.status);
 }
 void main;
