@@ -1,13 +1,16 @@
 // The connect-and-change test in headless Chromium (Debian's chromium,
-// driven by playwright-core): the page imports /js/index.js from the Go test
-// server, which serves the package (-static) and the MCP endpoint on one
-// origin. Also: the loader's fallback for a wrong wasm MIME type, and a
+// driven by playwright-core), over both transports and both protocol
+// revisions: the page imports /js/index.js from the Go test server, which
+// serves the package (-static) and the MCP endpoint on one origin. A server
+// built on the TypeScript SDK v2 on another origin (CORS), and one without
+// CORS headers. Also: the loader's fallback for a wrong wasm MIME type, and a
 // module Web Worker.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./helpers.js";
+import { startServer, MODES, urlFor } from "./helpers.js";
+import { startTSServer } from "./ts-server.js";
 
 const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
 const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
@@ -36,10 +39,10 @@ describe("in headless Chromium", { skip }, () => {
     return page;
   }
 
-  test("connect, first values, a list_changed with identity kept, close", async () => {
+  for (const mode of MODES) test(`connect, first values, a list_changed with identity kept, close (${mode.name})`, async () => {
     const page = await openPage();
-    const first = await page.evaluate(async (ws) => {
-      const client = await window.mcplive.connect(ws);
+    const first = await page.evaluate(async ([url, options]) => {
+      const client = await window.mcplive.connect(url, options);
       window.client = client;
       window.events = [];
       client.on("change", (ev) =>
@@ -60,16 +63,28 @@ describe("in headless Chromium", { skip }, () => {
         resources: client.resources.get().items.length,
         templates: client.resourceTemplates.get().status,
         server: client.serverInfo.name,
+        version: client.protocolVersion,
+        live: client.tools.get().live,
       };
-    }, server.ws);
-    assert.deepEqual(first, { status: "ready", tools: ["add", "echo", "fail", "slow"], prompts: ["greet"], resources: 2, templates: "ready", server: "mcplive-testserver" });
+    }, [urlFor(server, mode), mode.options]);
+    assert.deepEqual(first, {
+      status: "ready",
+      tools: ["add", "echo", "fail", "slow"],
+      prompts: ["greet"],
+      resources: 2,
+      templates: "ready",
+      server: "mcplive-testserver",
+      version: mode.version,
+      live: true,
+    });
 
-    await server.control("add-tool", { name: "browser-tool" });
-    await page.waitForFunction(() => window.client.tools.get().items.some((t) => t.name === "browser-tool"), null, { timeout: 5000 });
+    const toolName = `browser-tool-${mode.transport}-${mode.version}`;
+    await server.control("add-tool", { name: toolName });
+    await page.waitForFunction((name) => window.client.tools.get().items.some((t) => t.name === name), toolName, { timeout: 5000 });
     const withTool = await page.evaluate(() => ((window.now = window.client.tools.get()), window.events.length));
     assert.equal(withTool, 1);
     // The sentinel: its removal must be the next event, so nothing else came in between.
-    await server.control("remove-tool", { name: "browser-tool" });
+    await server.control("remove-tool", { name: toolName });
     await page.waitForFunction(() => window.events.length >= 2, null, { timeout: 5000 });
     const after = await page.evaluate(async () => {
       const now = window.now;
@@ -85,8 +100,8 @@ describe("in headless Chromium", { skip }, () => {
       return { events: window.events, kept, version: now.version, before: window.before.version, echo: echo.content[0].text, error, status: window.client.status.get() };
     });
     assert.deepEqual(after.events, [
-      { kind: "tools", added: ["browser-tool"], removed: [], version: after.before + 1, cause: "notification", latency: "number" },
-      { kind: "tools", added: [], removed: ["browser-tool"], version: after.before + 2, cause: "notification", latency: "number" },
+      { kind: "tools", added: [toolName], removed: [], version: after.before + 1, cause: "notification", latency: "number" },
+      { kind: "tools", added: [], removed: [toolName], version: after.before + 2, cause: "notification", latency: "number" },
     ]);
     assert.equal(after.version, after.before + 1);
     assert.ok(after.kept, "unchanged tools keep their identity");
@@ -123,6 +138,59 @@ describe("in headless Chromium", { skip }, () => {
     const ours = problems.filter((p) => !/WebSocket connection to .* failed/.test(p));
     problems.length = 0;
     assert.deepEqual(ours, []);
+  });
+
+  test("a server built on the TypeScript SDK v2 on another origin (CORS), over Streamable HTTP in 2026-07-28", async () => {
+    const ts = await startTSServer({ cors: true });
+    try {
+      const page = await openPage();
+      const first = await page.evaluate(async (url) => {
+        const client = await window.mcplive.connect(url);
+        window.ts = client;
+        return { version: client.protocolVersion, server: client.serverInfo.name, tools: client.tools.get().items.map((t) => t.name).sort(), live: client.tools.get().live };
+      }, ts.url);
+      assert.deepEqual(first, { version: "2026-07-28", server: "ts-sdk-test-server", tools: ["add", "echo"], live: true });
+      ts.addTool("from-ts-browser");
+      await page.waitForFunction(() => window.ts.tools.get().items.some((t) => t.name === "from-ts-browser"), null, { timeout: 5000 });
+      const r = await page.evaluate(async () => {
+        const res = await window.ts.callTool("echo", { text: "cross-origin" });
+        await window.ts.close();
+        return res.content[0].text;
+      });
+      assert.equal(r, "cross-origin");
+      assert.ok(ts.requests.some((q) => q.headers["mcp-method"] === "subscriptions/listen"), "the change came through subscriptions/listen");
+      await page.close();
+      assert.deepEqual(problems, []);
+    } finally {
+      await ts.close();
+    }
+  });
+
+  test("a Streamable HTTP server on another origin without CORS headers: a DialError that names CORS and the headers", async () => {
+    const ts = await startTSServer({ cors: false });
+    try {
+      const page = await openPage();
+      const r = await page.evaluate(async (url) => {
+        try {
+          await window.mcplive.connect(url, { reconnect: false });
+          return { resolved: true };
+        } catch (err) {
+          return { name: err.name, message: err.message };
+        }
+      }, ts.url);
+      assert.equal(r.name, "DialError", JSON.stringify(r));
+      assert.ok(r.message.startsWith(`could not connect to ${ts.url}: `), r.message);
+      for (const want of ["CORS", "Access-Control-Allow-Origin", "Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-ID", "expose Mcp-Session-Id"]) {
+        assert.ok(r.message.includes(want), `${want}: ${r.message}`);
+      }
+      await page.close();
+      // Chromium logs the CORS refusal itself: not ours.
+      const ours = problems.filter((p) => !/CORS|Failed to load resource|net::ERR_FAILED/.test(p));
+      problems.length = 0;
+      assert.deepEqual(ours, []);
+    } finally {
+      await ts.close();
+    }
   });
 
   test("a wasm served with the wrong MIME type still loads", async () => {
