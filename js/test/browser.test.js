@@ -112,6 +112,49 @@ describe("in headless Chromium", { skip }, () => {
     assert.deepEqual(problems, []);
   });
 
+  // Over Streamable HTTP in 2025-11-25 the server forgets the session (its
+  // next request gets 404): a new session, the lists re-listed with the
+  // change made while away, the resource subscription re-established.
+  for (const mode of MODES) test(`a dropped connection or expired session: reconnect, full resync, re-subscribe (${mode.name})`, async () => {
+    const page = await openPage();
+    await page.evaluate(async ([url, options]) => {
+      const client = await window.mcplive.connect(url, { ...options, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      window.client = client;
+      window.states = [];
+      client.status.listen((s) => window.states.push(s));
+      window.readme = [];
+      client.subscribeResource("test://readme", (c) => window.readme.push(c[0].text));
+    }, [urlFor(server, mode), mode.options]);
+    await page.waitForFunction(() => window.readme.length > 0, null, { timeout: 5000 });
+    const away = `while-away-${mode.transport}-${mode.version}`;
+    const text = `changed while away ${mode.name}`;
+    await server.control("drop");
+    await server.control("add-tool", { name: away });
+    await server.control("update-resource", { uri: "test://readme", text });
+    await page.waitForFunction(
+      ([name, text]) => window.client.status.get() === "ready" && window.client.tools.get().items.some((t) => t.name === name) && window.readme.includes(text),
+      [away, text],
+      { timeout: 15000 },
+    );
+    const after = `${text}, after`;
+    await server.control("update-resource", { uri: "test://readme", text: after });
+    await page.waitForFunction((t) => window.readme.includes(t), after, { timeout: 5000 });
+    const r = await page.evaluate(async () => {
+      const echo = (await window.client.callTool("echo", { text: "back" })).content[0].text;
+      await window.client.close();
+      return { states: window.states, echo };
+    });
+    await server.control("remove-tool", { name: away });
+    await server.control("update-resource", { uri: "test://readme", text: "hello" });
+    assert.ok(r.states.includes("reconnecting"), JSON.stringify(r.states));
+    assert.equal(r.echo, "back");
+    await page.close();
+    // Chromium logs the 404 of the expired session itself: not ours.
+    const ours = problems.filter((p) => !/status of 404 \(Not Found\)/.test(p));
+    problems.length = 0;
+    assert.deepEqual(ours, []);
+  });
+
   test("a failed dial is a DialError that names the likely causes", async () => {
     const page = await openPage();
     const r = await page.evaluate(async (ws) => {
