@@ -169,18 +169,10 @@ func refresh(c *call) (any, error) {
 	if err := c.args(&a); err != nil {
 		return nil, err
 	}
-	if err := c.cl.c.Refresh(c.ctx, a.Kind); err != nil {
-		return nil, err
-	}
-	// A re-list that changed nothing but when the list was received: JS
-	// shows receivedAt (the base of a TTL) too.
-	c.cl.mu.Lock()
-	lists := c.cl.resyncs
-	c.cl.mu.Unlock()
-	for _, again := range lists {
-		again("")
-	}
-	return nil, nil
+	// A re-list that finds the same list changes nothing JS holds: the
+	// store keeps its value (get() returns the same object until a change,
+	// which React's getSnapshot relies on), receivedAt included.
+	return nil, c.cl.c.Refresh(c.ctx, a.Kind)
 }
 
 // resync sends kind's full list again: JS found that an update did not fit
