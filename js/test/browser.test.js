@@ -183,12 +183,14 @@ describe("in headless Chromium", { skip }, () => {
     assert.deepEqual(ours, []);
   });
 
-  test("a server built on the TypeScript SDK v2 on another origin (CORS), over Streamable HTTP in 2026-07-28", async () => {
+  test("a server built on the TypeScript SDK v2 on another origin (CORS), over Streamable HTTP in 2026-07-28, with a token and a header", async () => {
     const ts = await startTSServer({ cors: true });
     try {
       const page = await openPage();
       const first = await page.evaluate(async (url) => {
-        const client = await window.mcplive.connect(url);
+        // An async token callback (Go awaits it while the page's event loop runs) and an extra header.
+        const token = () => new Promise((resolve) => setTimeout(() => resolve("page-token"), 1));
+        const client = await window.mcplive.connect(url, { token, headers: { "X-Api-Key": "page-key" } });
         window.ts = client;
         return { version: client.protocolVersion, server: client.serverInfo.name, tools: client.tools.get().items.map((t) => t.name).sort(), live: client.tools.get().live };
       }, ts.url);
@@ -202,6 +204,12 @@ describe("in headless Chromium", { skip }, () => {
       });
       assert.equal(r, "cross-origin");
       assert.ok(ts.requests.some((q) => q.headers["mcp-method"] === "subscriptions/listen"), "the change came through subscriptions/listen");
+      const posts = ts.requests.filter((q) => q.method === "POST");
+      assert.ok(posts.length > 0);
+      for (const q of posts) {
+        assert.equal(q.headers.authorization, "Bearer page-token", JSON.stringify(q.headers));
+        assert.equal(q.headers["x-api-key"], "page-key");
+      }
       await page.close();
       assert.deepEqual(problems, []);
     } finally {
