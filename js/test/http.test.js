@@ -241,6 +241,23 @@ describe("a server built on the official TypeScript SDK v2, over Streamable HTTP
     }
   });
 
+  test("a kind the server does not offer: unsupported and not live; the others live", async () => {
+    const only = await startTSServer({ capabilities: { tools: { listChanged: true } } });
+    const c = await connect(only.url);
+    try {
+      assert.deepEqual([c.tools.get().status, c.tools.get().live], ["ready", true]);
+      for (const kind of ["prompts", "resources", "resourceTemplates"]) {
+        const v = c[kind].get();
+        assert.deepEqual([v.status, v.live, v.items.length], ["unsupported", false, 0], kind);
+      }
+      const listen = only.requests.find((r) => r.headers["mcp-method"] === "subscriptions/listen");
+      assert.deepEqual(JSON.parse(listen.body).params.notifications, { toolsListChanged: true }, "asks only for what the server offers");
+    } finally {
+      await c.close();
+      await only.close();
+    }
+  });
+
   test("2025-11-25 pinned: the TypeScript SDK's stateless fallback serves lists and calls", async () => {
     const c = await connect(ts.url, { protocolVersion: "2025-11-25" });
     try {

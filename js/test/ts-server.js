@@ -23,9 +23,10 @@ const CORS = {
 /**
  * startTSServer serves the TypeScript SDK server on 127.0.0.1 (a free port).
  * cors: answer preflights and send the CORS headers (for a page of another
- * origin). Returns { url, requests, addTool, removeTool, close }.
+ * origin); capabilities: what the server declares. Returns { url,
+ * requests, addTool, removeTool, close }.
  */
-export async function startTSServer({ cors = true } = {}) {
+export async function startTSServer({ cors = true, capabilities = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } } } = {}) {
   const tools = new Map([
     ["echo", { description: "Echoes its text.", run: ({ text }) => text }],
     ["add", { description: "Adds two numbers.", run: ({ a, b }) => String(a + b), schema: { a: z.number(), b: z.number() } }],
@@ -33,16 +34,17 @@ export async function startTSServer({ cors = true } = {}) {
   const requests = [];
 
   const factory = () => {
-    const s = new McpServer({ name: "ts-sdk-test-server", version: "2.0.0" }, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } } });
+    const s = new McpServer({ name: "ts-sdk-test-server", version: "2.0.0" }, { capabilities });
     for (const [name, t] of tools) {
       s.registerTool(name, { description: t.description, inputSchema: z.object(t.schema ?? { text: z.string() }) }, async (args) => ({
         content: [{ type: "text", text: t.run(args) }],
       }));
     }
-    s.registerPrompt("greet", { description: "Greets someone.", argsSchema: z.object({ name: z.string() }) }, async ({ name }) => ({
+    // Registering one declares the capability: only what capabilities has.
+    if (capabilities.prompts) s.registerPrompt("greet", { description: "Greets someone.", argsSchema: z.object({ name: z.string() }) }, async ({ name }) => ({
       messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }],
     }));
-    s.registerResource("readme", "test://readme", { mimeType: "text/plain" }, async (uri) => ({
+    if (capabilities.resources) s.registerResource("readme", "test://readme", { mimeType: "text/plain" }, async (uri) => ({
       contents: [{ uri: uri.href, text: "hello from the TypeScript SDK" }],
     }));
     return s;
