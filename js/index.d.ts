@@ -153,16 +153,17 @@ export interface ListValue<T> {
    * The smallest `ttlMs` of the last walk's pages (2026-07-28 caching
    * hint), or `null` when the server sent none. A freshness hint, never a
    * polling interval: the stores do not poll; a live list is as fresh as the
-   * server's notifications. For a list that is not live, compare
-   * `receivedAt + ttlMs` with the time you need it and call `refresh(kind)`.
+   * server's notifications, one that is not changes only on `refresh(kind)`
+   * or a reconnect.
    */
   readonly ttlMs: number | null;
   /** `"private"` when any page of the last walk said so, else the pages' `cacheScope`; `null` when none was sent. */
   readonly cacheScope: "public" | "private" | null;
   /**
-   * When the last walk's last page arrived, in ms since the epoch (like
-   * `Date.now()`); renewed by `refresh()` even when nothing changed. `null`
-   * when the server sent no caching hints.
+   * When the walk that produced this value ended, in ms since the epoch
+   * (like `Date.now()`); `null` when the server sent no caching hints. A
+   * re-list that finds the same list keeps the value object (`get()` stays
+   * the same until a change), so it keeps this too.
    */
   readonly receivedAt: number | null;
 }

@@ -42,22 +42,19 @@ type listMsg struct {
 }
 
 // watchList forwards every update of l to h.list and returns the function
-// that stops it and again, which sends l's state again: with a cause, as a
-// full message (CauseInitial, first; causeResync when JS found that an
-// update did not fit what it holds); without one, as a status message when
-// the last walk changed nothing but when the list was received (after a
-// refresh: the root package does not wake subscribers for that alone, but
-// JS shows receivedAt). It sends l's current state first.
+// that stops it and the one that sends l's whole list again, as a full
+// message with the given cause (CauseInitial, first; causeResync when JS
+// found that an update did not fit what it holds). It sends l's current
+// state first.
 //
 // WatchView comes before View so no change falls between them; an update
 // that the first message already holds (its version is not newer and it
 // carries a diff) is then skipped, so JS applies each change exactly once.
 func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Cause)) {
 	var (
-		mu       sync.Mutex
-		started  bool
-		sent     uint64 // version JS has
-		received int64  // the receivedAt JS has
+		mu      sync.Mutex
+		started bool
+		sent    uint64 // version JS has
 	)
 	stop = l.WatchView(func(u mcplive.ViewUpdate) {
 		defer recoverHook("list")
@@ -73,30 +70,25 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 			msg.Cause, msg.Latency = u.Cause, u.Latency
 		}
 		sent = u.Version
-		received = send(h, &msg)
+		send(h, &msg)
 	})
 
 	again = func(cause mcplive.Cause) {
 		mu.Lock()
 		defer mu.Unlock()
 		v := l.View()
-		msg := listMsg{Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err), Live: v.Live, Cache: v.Cache}
-		if cause != "" {
-			started, sent = true, v.Version
-			msg.Full, msg.Keys, msg.Added, msg.Cause = true, v.Items, v.Items, cause
-		} else if !started || v.Version != sent || receivedAt(v.Cache) == received {
-			return // nothing new, or a newer version is on its way with its own hints
-		}
-		received = send(h, &msg)
+		started, sent = true, v.Version
+		send(h, &listMsg{
+			Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err), Live: v.Live, Cache: v.Cache,
+			Full: true, Keys: v.Items, Added: v.Items, Cause: cause,
+		})
 	}
 	again(mcplive.CauseInitial)
 	return stop, again
 }
 
-// send hands msg to JS and returns the receivedAt it carried.
-func send(h *hooks, msg *listMsg) int64 {
+func send(h *hooks, msg *listMsg) {
 	h.list(msg.encode())
-	return receivedAt(msg.Cache)
 }
 
 // receivedAt is when the walk behind c ended, in ms since the epoch (0: unknown).

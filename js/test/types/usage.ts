@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const ttl: number | null = tv.ttlMs;
   const scope: "public" | "private" | null = tv.cacheScope;
   const at: number | null = tv.receivedAt;
-  if (!live && ttl !== null && at !== null && at + ttl < Date.now()) await http.refresh("tools");
+  if (!live && ttl !== null && at !== null && at + ttl < Date.now()) await http.refresh("tools"); // the app's own policy
   console.log(scope);
   try {
     await http.callTool("x");
