@@ -77,7 +77,7 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 		user = u
 	}
 	s := d.openSession(r, user, transportWebSocket, "", "session", mcpws.ConnectionID(r.Context()))
-	s.server.AddReceivingMiddleware(listenOverlap())
+	s.server.AddReceivingMiddleware(mcpws.ListenOverlap())
 	context.AfterFunc(r.Context(), func() { d.closeSession(s, "") })
 	return s.server
 }

@@ -175,7 +175,7 @@ func newTestServer(pageSize int) *testServer {
 		},
 	})
 
-	s.srv.AddReceivingMiddleware(listenOverlap()) // listen.go
+	s.srv.AddReceivingMiddleware(mcpws.ListenOverlap())
 	s.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")}, echo)
 	s.srv.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.", InputSchema: objectSchema(`{"a":{"type":"number"},"b":{"type":"number"}}`, "a", "b")}, add)
 	s.srv.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails with JSON-RPC error -32001 and data.", InputSchema: objectSchema(`{}`)}, fail)

@@ -1,4 +1,4 @@
-package main
+package mcpws
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// listenOverlap works around a go-sdk v1.8 server bug that a 2026-07-28
-// client over a WebSocket meets whenever its resource subscriptions change.
+// ListenOverlap works around a go-sdk v1.8 server bug that a 2026-07-28
+// client over a WebSocket meets whenever its resource subscriptions change:
+// add it to a server served by this package with
+// server.AddReceivingMiddleware(mcpws.ListenOverlap()).
 //
 // The client then replaces its subscriptions/listen stream without a gap:
 // it opens the new stream, and ends the old one once the new one is
@@ -23,7 +25,7 @@ import (
 // server (its answer to the client is sent at once) for as long as a newer
 // stream of the same session is open: its clean-up then runs only when no
 // stream is left to lose its registration.
-func listenOverlap() mcp.Middleware {
+func ListenOverlap() mcp.Middleware {
 	var mu sync.Mutex
 	type stream struct {
 		retired bool
