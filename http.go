@@ -161,6 +161,7 @@ type httpConn struct {
 	// has begun) or will not be (405, given up, closed).
 	getReady     chan struct{}
 	getReadyOnce sync.Once
+	noPush       bool                // the server has no standalone stream (GET answered 405)
 	inflight     map[string]struct{} // ids of requests sent and not answered
 	wake         chan struct{}       // signals Read: a message or the end
 
@@ -562,4 +563,13 @@ func (c *httpConn) Close() error {
 		}
 	})
 	return nil
+}
+
+// pushes reports whether the server can tell this connection of changes
+// between requests: false once a 2025-11-25 server answered the
+// standalone stream's GET with 405 (a stateless server).
+func (c *httpConn) pushes() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.noPush
 }

@@ -223,6 +223,9 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 	switch code := resp.StatusCode; {
 	case code == http.StatusMethodNotAllowed && id == nil && !opened:
 		c.log.Info("mcplive: the server offers no standalone event stream (GET answered 405); list changes arrive only with answers to requests", "url", c.url)
+		c.mu.Lock()
+		c.noPush = true
+		c.mu.Unlock()
 		return nil, nil
 	case isAuthChallenge(resp):
 		c.fail(fmt.Errorf("%s: %w", what, c.authError(resp, http.MethodGet)))

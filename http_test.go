@@ -310,6 +310,10 @@ func TestHTTPSDKStateless(t *testing.T) {
 		srv.WaitRequest("the GET", func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
 	}
 	assertNoErr(t, c.Ping(liveCtx(t)), "Ping")
+	// A stateless server answers the 2025-11-25 GET stream with 405: it can
+	// tell the client of no change between requests, so no list is live.
+	// In 2026-07-28 the listen stream carries the changes.
+	assertEqual(t, c.Tools().Snapshot().Live, !legacyEra(), "tools live")
 	for _, r := range srv.Requests() {
 		if r.SessionID() != "" {
 			t.Errorf("%s %s carries a session id %q the server never assigned", r.Method, r.RPC, r.SessionID())

@@ -254,7 +254,10 @@ func (s *Session) liveKind(spec kindSpec) bool {
 		return false
 	}
 	if !s.modern {
-		return true
+		// Notifications come whenever the server sends them, unless the
+		// transport has no way for it to send them between requests.
+		p, ok := s.rpc.conn.(interface{ pushes() bool })
+		return !ok || p.pushes()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
