@@ -55,25 +55,7 @@ func New(t testing.TB, o *Options) *Server {
 		o = &Options{}
 	}
 	s := &Server{t: t, setup: o.Setup}
-	s.newSrv = func(setup func(*mcp.Server)) *mcp.Server {
-		so := o.ServerOptions
-		if so == nil {
-			so = &mcp.ServerOptions{
-				PageSize:           o.PageSize,
-				Capabilities:       DefaultCapabilities(),
-				SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-				UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-				CompletionHandler: func(_ context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-					return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{r.Params.Argument.Value + "-done"}}}, nil
-				},
-			}
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, so)
-		if setup != nil {
-			setup(srv)
-		}
-		return srv
-	}
+	s.newSrv = serverFactory(o)
 	s.S = s.newSrv(o.Setup)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -237,4 +219,20 @@ func Template(uriTemplate string) (*mcp.ResourceTemplate, mcp.ResourceHandler) {
 		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, Text: "template " + r.Params.URI}}}, nil
 		}
+}
+
+// serverFactory makes the *mcp.Server of New and NewHTTP, set up by setup:
+// o.ServerOptions, or DefaultServerOptions(o.PageSize).
+func serverFactory(o *Options) func(setup func(*mcp.Server)) *mcp.Server {
+	return func(setup func(*mcp.Server)) *mcp.Server {
+		so := o.ServerOptions
+		if so == nil {
+			so = DefaultServerOptions(o.PageSize)
+		}
+		srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, so)
+		if setup != nil {
+			setup(srv)
+		}
+		return srv
+	}
 }

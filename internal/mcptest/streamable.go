@@ -53,17 +53,7 @@ func NewHTTP(t testing.TB, o *Options, hopts *mcp.StreamableHTTPOptions) *HTTPSe
 		o = &Options{}
 	}
 	s := &HTTPServer{t: t, setup: o.Setup, hopts: hopts, wake: make(chan struct{})}
-	s.newSrv = func(setup func(*mcp.Server)) *mcp.Server {
-		so := o.ServerOptions
-		if so == nil {
-			so = DefaultServerOptions(o.PageSize)
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, so)
-		if setup != nil {
-			setup(srv)
-		}
-		return srv
-	}
+	s.newSrv = serverFactory(o)
 	s.S = s.newSrv(o.Setup)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
