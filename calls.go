@@ -14,7 +14,8 @@ import (
 var errRequestTimeout = errors.New("mcplive: request timeout")
 
 // withSession runs fn on the ready session, bounded by the request timeout
-// (which covers the wait for ready too).
+// (which covers the wait for ready too; a call that may wait for the user,
+// with Options.OnElicit, is bounded per round trip instead).
 func withSession[R any](c *Client, ctx context.Context, method string, fn func(context.Context, *Session) (R, error)) (R, error) {
 	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
 	defer cancel()
@@ -23,7 +24,14 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		var zero R
 		return zero, err
 	}
-	r, err := fn(rctx, sess)
+	fctx := rctx
+	if c.opts.OnElicit != nil && acceptsInput(method) {
+		// A 2026-07-28 call may wait for the user between its round trips
+		// (elicit.go): the request timeout bounds each of them, not the
+		// user.
+		fctx = ctx
+	}
+	r, err := fn(fctx, sess)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.

@@ -159,7 +159,7 @@ func (s *Session) Modern() bool { return s.modern }
 func (s *Session) setMeta(version, logLevel string) {
 	m := map[string]any{
 		metaProtocolVersion:    version,
-		metaClientCapabilities: map[string]any{},
+		metaClientCapabilities: s.opts.clientCapabilities(),
 		metaClientInfo:         s.opts.ClientInfo,
 	}
 	if logLevel != "" {

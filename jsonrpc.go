@@ -162,16 +162,19 @@ func parseID(raw json.RawMessage) (int64, bool) {
 
 // rpcConn runs JSON-RPC 2.0 over a Conn: integer ids, pending requests
 // matched by id, notifications handed to one dispatcher goroutine in arrival
-// order, server requests answered (ping with {}, anything else with -32601).
+// order, server requests answered (ping with {}, those of handlers by their
+// handler, anything else with -32601).
 type rpcConn struct {
-	conn   Conn
-	log    Logger
-	notify func(m *wireMessage) // called by the dispatcher, in order
+	conn     Conn
+	log      Logger
+	notify   func(m *wireMessage)      // called by the dispatcher, in order
+	handlers map[string]requestHandler // server requests answered besides ping
 
 	nextID atomic.Int64
 
 	mu       sync.Mutex
 	pending  map[int64]chan *wireMessage
+	serving  map[string]context.CancelFunc // server requests being handled, by raw id
 	closed   bool
 	closeErr error
 
@@ -183,12 +186,18 @@ type rpcConn struct {
 	closeOnce    sync.Once
 }
 
-func newRPCConn(conn Conn, log Logger, notify func(*wireMessage)) *rpcConn {
+// requestHandler answers one server→client request: its result, or an
+// error (an *RPCError is sent as it is, any other as -32603).
+type requestHandler func(ctx context.Context, params json.RawMessage) (any, error)
+
+func newRPCConn(conn Conn, log Logger, notify func(*wireMessage), handlers map[string]requestHandler) *rpcConn {
 	c := &rpcConn{
 		conn:         conn,
 		log:          log,
 		notify:       notify,
+		handlers:     handlers,
 		pending:      make(map[int64]chan *wireMessage),
+		serving:      make(map[string]context.CancelFunc),
 		done:         make(chan struct{}),
 		dispatchDone: make(chan struct{}),
 	}
@@ -228,9 +237,12 @@ func (c *rpcConn) shutdown(reason error) {
 		c.mu.Lock()
 		c.closed = true
 		c.closeErr = reason
-		pending := c.pending
-		c.pending = nil
+		pending, serving := c.pending, c.serving
+		c.pending, c.serving = nil, nil
 		c.mu.Unlock()
+		for _, cancel := range serving {
+			cancel() // the server's requests in flight end with the connection
+		}
 		// Done first, so that a caller whose request fails here finds the
 		// connection already ended; then fail the callers; the transport
 		// last: closing it waits for the peer's half of the close
@@ -265,6 +277,9 @@ func (c *rpcConn) readLoop() {
 		case kindResponse:
 			c.deliver(m)
 		case kindNotification:
+			if m.Method == notifyCancelled {
+				c.cancelServing(m.Params) // at once: the dispatcher may be busy
+			}
 			m.arrived = time.Now()
 			c.queue.push(m)
 		case kindRequest:
@@ -300,6 +315,10 @@ func (c *rpcConn) deliver(m *wireMessage) {
 
 // answer replies to a server→client request off the read loop.
 func (c *rpcConn) answer(m *wireMessage) {
+	if h := c.handlers[m.Method]; h != nil {
+		c.serve(m, h)
+		return
+	}
 	resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
 	if m.Method == "ping" {
 		resp.Result = json.RawMessage("{}")
@@ -312,6 +331,87 @@ func (c *rpcConn) answer(m *wireMessage) {
 		return
 	}
 	c.writeLater(b)
+}
+
+// serve runs the handler of a server request on a goroutine of its own (it
+// may wait for a user for minutes) and sends its answer. The handler's
+// context ends when the server cancels the request (notifications/cancelled)
+// or the connection ends; a cancelled request gets no answer, as the
+// specification asks. Close does not wait for a handler: one that ignores
+// its context only delays its own goroutine. A panic in the handler is
+// answered as an internal error.
+func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
+	key := string(m.ID)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.mu.Lock()
+	_, dup := c.serving[key]
+	if c.closed || dup {
+		c.mu.Unlock()
+		cancel()
+		if dup {
+			c.log.Warn("mcplive: ignored a server request whose id is still in use", "method", m.Method, "id", key)
+		}
+		return
+	}
+	c.serving[key] = cancel
+	c.mu.Unlock()
+	go func() {
+		res, err := safeHandle(ctx, h, m)
+		c.mu.Lock()
+		delete(c.serving, key)
+		c.mu.Unlock()
+		cancelled := ctx.Err() != nil
+		cancel()
+		if cancelled {
+			return
+		}
+		resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
+		var rpcErr *RPCError
+		switch {
+		case errors.As(err, &rpcErr):
+			resp.Error = rpcErr
+		case err != nil:
+			c.log.Warn("mcplive: a server request failed", "method", m.Method, "err", err.Error())
+			resp.Error = &RPCError{Code: CodeInternalError, Message: err.Error()}
+		default:
+			b, err := json.Marshal(res)
+			if err != nil {
+				resp.Error = &RPCError{Code: CodeInternalError, Message: "mcplive: cannot encode the result: " + err.Error()}
+			} else {
+				resp.Result = b
+			}
+		}
+		if b, err := json.Marshal(resp); err == nil {
+			c.writeLater(b)
+		}
+	}()
+}
+
+// safeHandle runs a server request's handler; a panic becomes an error.
+func safeHandle(ctx context.Context, h requestHandler, m *wireMessage) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("mcplive: the handler of %s panicked: %v", m.Method, p)
+		}
+	}()
+	return h(ctx, m.Params)
+}
+
+// cancelServing ends the handler of the server request that a
+// notifications/cancelled from the server names.
+func (c *rpcConn) cancelServing(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.serving[string(p.RequestID)]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 func (c *rpcConn) dispatchLoop() {

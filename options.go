@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 )
@@ -47,6 +48,22 @@ type Options struct {
 	OnNotification func(method string, params json.RawMessage)
 	// OnLog receives notifications/message (see SetLoggingLevel), in order.
 	OnLog func(LogMessage)
+	// OnElicit answers a server's request for user input (elicitation,
+	// form mode): show req.Message and a form for req.RequestedSchema,
+	// return what the user chose. Setting it declares the elicitation
+	// capability; without it a server cannot ask (elicitation/create is
+	// answered with -32601, and a 2026-07-28 call that needs input fails
+	// with ErrIncompleteResult). Properties an accepted result leaves out
+	// get the schema's defaults. An error is sent to the server (an
+	// *RPCError as it is); in 2026-07-28 the call fails with it.
+	//
+	// It runs on a goroutine of its own and may take as long as the user
+	// does. Its ctx ends when the server cancels the request or the
+	// connection ends (2025-11-25), or with the call's ctx (2026-07-28,
+	// where the request timeout bounds each round trip but not the wait
+	// for the user; in 2025-11-25 the call is one request, and its timeout
+	// covers the user's time too).
+	OnElicit func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
 }
 
 // ReconnectOptions configure reconnection with exponential backoff and full

@@ -67,7 +67,7 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 		progress: make(map[string]func(Progress)),
 		listens:  make(map[int64]*listenStream),
 	}
-	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification)
+	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests())
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
 		if o.ProtocolVersion == "" && defaultVersion == "" && s.modern && ctx.Err() == nil &&
@@ -99,7 +99,7 @@ func (s *Session) initialize(ctx context.Context) error {
 	}
 	params := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{},
+		"capabilities":    s.opts.clientCapabilities(),
 		"clientInfo":      s.opts.ClientInfo,
 	}
 	raw, err := s.request(ctx, methodInitialize, params)
@@ -148,10 +148,14 @@ func (s *Session) Done() <-chan struct{} { return s.rpc.Done() }
 func (s *Session) Err() error { return s.rpc.Err() }
 
 // request sends one request bounded by the request timeout and returns the
-// raw result; in the modern era a result that is not complete is an error.
-// Errors name the method.
+// raw result; in the modern era a result that asks for input is fulfilled
+// (elicit.go) where the call allows it, and one that is not complete is an
+// error. Errors name the method.
 func (s *Session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	raw, err := s.requestRaw(ctx, method, params)
+	if p, ok := params.(map[string]any); ok && err == nil && s.modern && acceptsInput(method) {
+		raw, err = s.fulfil(ctx, method, p, raw)
+	}
 	if err == nil && s.modern {
 		err = checkResult(method, raw)
 	}

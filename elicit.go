@@ -1,0 +1,215 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Elicitation: a server asks the user, through the client, for input it
+// needs to finish a call. In 2025-11-25 it sends the request
+// elicitation/create while the call is in flight (over WebSocket on the
+// socket, over Streamable HTTP on the call's event stream) and the client
+// answers it. In 2026-07-28 the call itself is answered with resultType
+// "input_required" and a map of input requests (multi round-trip requests);
+// the client fulfils them and sends the call again with inputResponses and
+// the requestState the server gave. Both reach the same Options.OnElicit.
+
+const (
+	methodElicit            = "elicitation/create"
+	resultTypeInputRequired = "input_required"
+)
+
+// maxInputRounds bounds the rounds of one multi round-trip request: a
+// server that asks again and again (or keeps shedding load) makes the call
+// fail with ErrIncompleteResult instead of looping for ever.
+const maxInputRounds = 10
+
+// ElicitRequest is a server's request for user input (elicitation/create
+// in form mode, the only mode this client declares).
+type ElicitRequest struct {
+	// Message tells the user what is asked and why.
+	Message string `json:"message"`
+	// RequestedSchema is the form: a JSON Schema object whose properties
+	// are primitives (string, number, integer, boolean, enums), each with
+	// an optional title, description and default.
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	// Raw is the request's params as the server sent them.
+	Raw json.RawMessage `json:"-"`
+}
+
+// ElicitResult is the user's answer to an ElicitRequest.
+type ElicitResult struct {
+	// Action is "accept" (the user submitted the form), "decline" (the
+	// user refused) or "cancel" (the user dismissed it without choosing).
+	Action string `json:"action"`
+	// Content holds the submitted values when Action is "accept" (it is
+	// dropped otherwise). A property of RequestedSchema that it leaves out
+	// and that has a default is filled in with that default (SEP-1034), so
+	// accepting with no content accepts every default.
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// clientCapabilities are the capabilities the client declares, in
+// initialize or in every modern request's _meta: elicitation (form mode)
+// when there is a handler for it, nothing otherwise.
+func (o *Options) clientCapabilities() map[string]any {
+	if o.OnElicit == nil {
+		return map[string]any{}
+	}
+	return map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
+}
+
+// serverRequests are the server→client requests the session answers
+// besides ping (jsonrpc.go), by method.
+func (s *Session) serverRequests() map[string]requestHandler {
+	if s.opts.OnElicit == nil {
+		return nil
+	}
+	return map[string]requestHandler{
+		methodElicit: func(ctx context.Context, params json.RawMessage) (any, error) { return s.elicit(ctx, params) },
+	}
+}
+
+// elicit asks Options.OnElicit what an elicitation/create asks (params as
+// the server sent them), checks the answer and fills in the schema's
+// defaults. A request it cannot take, or a bad answer, is an *RPCError.
+func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
+	var req struct {
+		ElicitRequest
+		Mode string `json:"mode"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &req) != nil {
+		return nil, &RPCError{Code: CodeInvalidParams, Message: "elicitation/create: params are not an elicitation request"}
+	}
+	if req.Mode != "" && req.Mode != "form" {
+		return nil, &RPCError{Code: CodeInvalidParams, Message: fmt.Sprintf("elicitation/create: mode %q is not supported (this client declares form mode only)", req.Mode)}
+	}
+	req.Raw = params
+	res, err := callElicit(ctx, s.opts.OnElicit, &req.ElicitRequest)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case res == nil:
+		return nil, errors.New("mcplive: OnElicit returned no result")
+	case res.Action == "accept":
+		return &ElicitResult{Action: res.Action, Content: withDefaults(req.RequestedSchema, res.Content)}, nil
+	case res.Action == "decline", res.Action == "cancel":
+		return &ElicitResult{Action: res.Action}, nil
+	}
+	return nil, fmt.Errorf("mcplive: OnElicit returned the action %q (want accept, decline or cancel)", res.Action)
+}
+
+// callElicit runs the app's handler; a panic in it becomes an error.
+func callElicit(ctx context.Context, h func(context.Context, *ElicitRequest) (*ElicitResult, error), req *ElicitRequest) (res *ElicitResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("mcplive: OnElicit panicked: %v", p)
+		}
+	}()
+	return h(ctx, req)
+}
+
+// withDefaults returns content (a copy: the app's map is not changed) with
+// every property of schema that content leaves out and that has a default
+// set to that default.
+func withDefaults(schema json.RawMessage, content map[string]any) map[string]any {
+	out := maps.Clone(content)
+	if out == nil {
+		out = map[string]any{}
+	}
+	walkMembers(schema, func(key, props []byte) {
+		if unquote(key) != "properties" {
+			return
+		}
+		walkMembers(props, func(name, prop []byte) {
+			field := unquote(name)
+			if _, set := out[field]; set {
+				return
+			}
+			walkMembers(prop, func(k, v []byte) {
+				if unquote(k) == "default" {
+					out[field] = json.RawMessage(v)
+				}
+			})
+		})
+	})
+	return out
+}
+
+// acceptsInput reports the calls a 2026-07-28 server may answer with
+// resultType "input_required".
+func acceptsInput(method string) bool {
+	return method == methodCallTool || method == methodGetPrompt || method == methodReadResource
+}
+
+// inputRequired is the part of an input_required result the client reads.
+type inputRequired struct {
+	InputRequests map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	} `json:"inputRequests"`
+	RequestState *string `json:"requestState"`
+}
+
+// fulfil runs the rounds of a multi round-trip request after its first
+// answer, raw, asked for input: it fulfils the input requests (one at a
+// time, in the order of their keys: a user answers one form after the
+// other) and sends the call again, with a new id, the responses and the
+// echoed requestState, until the server answers with a complete result.
+// Each round trip is bounded by the request timeout; the app's handler
+// only by ctx.
+func (s *Session) fulfil(ctx context.Context, method string, params map[string]any, raw json.RawMessage) (json.RawMessage, error) {
+	for round := 1; topString(raw, "resultType") == resultTypeInputRequired; round++ {
+		if round > maxInputRounds {
+			return nil, fmt.Errorf("%s: %w: the server still asks for input after %d rounds", method, ErrIncompleteResult, maxInputRounds)
+		}
+		var ir inputRequired
+		if err := json.Unmarshal(raw, &ir); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, protocolError("bad input_required result: %v", err))
+		}
+		// The retry carries this round's answers only: never those of an
+		// earlier round, nor a requestState the server did not send again.
+		next := make(map[string]any, len(params)+2)
+		for k, v := range params {
+			if k != "inputResponses" && k != "requestState" {
+				next[k] = v
+			}
+		}
+		if len(ir.InputRequests) > 0 {
+			responses := make(map[string]*ElicitResult, len(ir.InputRequests))
+			for _, key := range slices.Sorted(maps.Keys(ir.InputRequests)) {
+				in := ir.InputRequests[key]
+				if in.Method != methodElicit || s.opts.OnElicit == nil {
+					return nil, fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, in.Method, key, noInputReason(in.Method))
+				}
+				res, err := s.elicit(ctx, in.Params)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s (input %q): %w", method, methodElicit, key, err)
+				}
+				responses[key] = res
+			}
+			next["inputResponses"] = responses
+		}
+		if ir.RequestState != nil {
+			next["requestState"] = *ir.RequestState
+		}
+		var err error
+		if raw, err = s.requestRaw(ctx, method, next); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
+}
+
+// noInputReason says why the client cannot fulfil an input request.
+func noInputReason(method string) string {
+	if method == methodElicit {
+		return "Options.OnElicit is not set"
+	}
+	return "this client does not offer it"
+}
