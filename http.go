@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -47,8 +46,9 @@ type HTTPTransport struct {
 	// URL is the http:// or https:// MCP endpoint.
 	URL string
 	// Header holds extra headers for every request (the transport's own
-	// headers win over these).
-	Header http.Header
+	// headers win over these). Natively Header is net/http's Header; write
+	// mcplive.Header{…} to build for WebAssembly as well (see Header).
+	Header Header
 	// Token, when set, is called before every request; a non-empty token
 	// is sent as "Authorization: Bearer <token>". It is the hook for an
 	// app's own OAuth: return a cached token, refresh it when it expires.
@@ -135,7 +135,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 // of the standalone GET stream.
 type httpConn struct {
 	url         string
-	header      http.Header
+	header      Header
 	token       func(context.Context) (string, error)
 	onUnauth    func(context.Context, *AuthError) error
 	rt          roundTripper
@@ -378,7 +378,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 		}
 	}()
 
-	resp, err := c.send(reqCtx, http.MethodPost, msg, m, "")
+	resp, err := c.send(reqCtx, methodPost, msg, m, "")
 	if err != nil {
 		if ctx.Err() != nil && m.isRequest() && c.legacy(m) {
 			// The request may have reached the server: tell it to stop,
@@ -402,7 +402,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	}
 	if !m.isRequest() {
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusNoContent {
+		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
 			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
 		}
 		c.setEstablished()
@@ -438,7 +438,7 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
 	default:
 		resp.Body.Close()
 		what := fmt.Sprintf("Content-Type %q", resp.Header.Get("Content-Type"))
-		if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0 {
+		if resp.StatusCode == statusAccepted || resp.StatusCode == statusNoContent || resp.ContentLength == 0 {
 			what = fmt.Sprintf("%s and no body", resp.Status)
 		}
 		err := fmt.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
@@ -547,12 +547,12 @@ func (c *httpConn) Close() error {
 					if err != nil {
 						continue
 					}
-					if resp, err := c.sendOnce(ctx, http.MethodPost, b, outgoing{method: "notifications/cancelled"}, ""); err == nil {
+					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: "notifications/cancelled"}, ""); err == nil {
 						resp.Body.Close()
 					}
 				}
 			}
-			if resp, err := c.sendOnce(ctx, http.MethodDelete, nil, outgoing{}, ""); err == nil {
+			if resp, err := c.sendOnce(ctx, methodDelete, nil, outgoing{}, ""); err == nil {
 				resp.Body.Close()
 			}
 			cancel()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
@@ -58,17 +57,17 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 		}
 	}
 	if isAuthChallenge(resp) {
-		aerr := c.authError(resp, http.MethodPost)
+		aerr := c.authError(resp, methodPost)
 		return aerr
 	}
-	herr := &HTTPError{Method: http.MethodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
+	herr := &HTTPError{Method: methodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
 	c.mu.Lock()
 	established, sid := c.established, c.sessionID
 	c.mu.Unlock()
 	if !established {
 		herr.err = ErrDial
 	}
-	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == http.StatusBadRequest {
+	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == statusBadRequest {
 		// A browser hides a response header unless the server exposes it.
 		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}
@@ -81,7 +80,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 // one. It returns nil for any other answer.
 func (c *httpConn) sessionGone(resp *httpResponse) error {
 	sid := resp.Request.Header.Get(headerSessionID)
-	if resp.StatusCode != http.StatusNotFound || sid == "" {
+	if resp.StatusCode != statusNotFound || sid == "" {
 		return nil
 	}
 	err := fmt.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
@@ -121,8 +120,8 @@ func bodySnippet(b []byte) string {
 // credentials: 401, or 403 with a Bearer challenge (insufficient scope).
 // A 403 without one is a refused Origin or a plain denial.
 func isAuthChallenge(resp *httpResponse) bool {
-	return resp.StatusCode == http.StatusUnauthorized ||
-		(resp.StatusCode == http.StatusForbidden && resp.Header.Get("WWW-Authenticate") != "")
+	return resp.StatusCode == statusUnauthorized ||
+		(resp.StatusCode == statusForbidden && resp.Header.Get("WWW-Authenticate") != "")
 }
 
 func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
@@ -273,9 +272,9 @@ func (e *HTTPError) Error() string {
 		s += ": " + strconv.Quote(e.Body)
 	}
 	switch e.StatusCode {
-	case http.StatusNotFound, http.StatusMethodNotAllowed:
+	case statusNotFound, statusMethodNotAllowed:
 		s += " (is the URL the server's MCP endpoint?)"
-	case http.StatusForbidden:
+	case statusForbidden:
 		s += " (does the server allow this Origin and these credentials?)"
 	}
 	if e.hint != "" {

@@ -422,7 +422,7 @@ func TestHTTPHostileAuth(t *testing.T) {
 		token := "t1"
 		var hooked atomic.Int32
 		tr := mcplive.HTTPTransport{
-			Header: http.Header{"X-App": {"demo"}},
+			Header: mcplive.Header{"X-App": {"demo"}},
 			Token: func(context.Context) (string, error) {
 				mu.Lock()
 				defer mu.Unlock()

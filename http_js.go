@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,7 +89,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
 
-	header := http.Header{}
+	header := Header{}
 	it := result.Get("headers").Call("entries")
 	for {
 		n := it.Call("next")
@@ -98,7 +97,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 			break
 		}
 		pair := n.Get("value")
-		k := http.CanonicalHeaderKey(pair.Index(0).String())
+		k := canonicalHeaderKey(pair.Index(0).String())
 		header[k] = append(header[k], pair.Index(1).String())
 	}
 	code := result.Get("status").Int()
@@ -123,7 +122,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 	rb.stop = context.AfterFunc(ctx, rb.cancel)
 	return &httpResponse{
 		StatusCode:    code,
-		Status:        fmt.Sprintf("%d %s", code, http.StatusText(code)),
+		Status:        strings.TrimSpace(strconv.Itoa(code) + " " + result.Get("statusText").String()), // HTTP/2 has no reason phrase
 		Header:        header,
 		ContentLength: length,
 		Body:          rb,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -60,7 +59,7 @@ func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoi
 func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
 	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
 	if req.Header == nil {
-		req.Header = http.Header{}
+		req.Header = Header{}
 	}
 	if c.token != nil {
 		tok, err := c.token(ctx)
@@ -78,10 +77,10 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		version = m.version
 	}
 	switch method {
-	case http.MethodPost:
+	case methodPost:
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-	case http.MethodGet:
+	case methodGet:
 		req.Header.Set("Accept", "text/event-stream")
 	}
 	if sid != "" {
@@ -109,7 +108,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	actx, acancel := context.WithCancel(ctx)
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
-	if established || method != http.MethodPost {
+	if established || method != methodPost {
 		timer.Stop()
 	}
 	req.ctx = actx
@@ -173,14 +172,14 @@ type httpRequest struct {
 	ctx    context.Context
 	Method string
 	URL    string
-	Header http.Header
+	Header Header
 	Body   []byte
 }
 
 type httpResponse struct {
 	StatusCode    int
 	Status        string // "404 Not Found"
-	Header        http.Header
+	Header        Header
 	ContentLength int64 // -1 when unknown
 	Body          io.ReadCloser
 	Request       *httpRequest // the request sent (its headers)

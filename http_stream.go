@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 )
 
@@ -198,7 +197,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 			return nil, nil
 		}
 	}
-	resp, err := c.send(ctx, http.MethodGet, nil, outgoing{}, lastID)
+	resp, err := c.send(ctx, methodGet, nil, outgoing{}, lastID)
 	if err != nil {
 		if ctx.Err() == nil {
 			// Out of reach (send ended the connection), or no token.
@@ -221,19 +220,19 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		return nil, nil
 	}
 	switch code := resp.StatusCode; {
-	case code == http.StatusMethodNotAllowed && id == nil && !opened:
+	case code == statusMethodNotAllowed && id == nil && !opened:
 		c.log.Info("mcplive: the server offers no standalone event stream (GET answered 405); list changes arrive only with answers to requests", "url", c.url)
 		c.mu.Lock()
 		c.noPush = true
 		c.mu.Unlock()
 		return nil, nil
 	case isAuthChallenge(resp):
-		c.fail(fmt.Errorf("%s: %w", what, c.authError(resp, http.MethodGet)))
+		c.fail(fmt.Errorf("%s: %w", what, c.authError(resp, methodGet)))
 		return nil, nil
-	case code >= 500 || code == http.StatusTooManyRequests || code == http.StatusRequestTimeout:
-		return nil, &HTTPError{Method: http.MethodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)}
+	case code >= 500 || code == statusTooManyRequests || code == statusRequestTimeout:
+		return nil, &HTTPError{Method: methodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)}
 	default:
-		c.streamLost(id, what, &HTTPError{Method: http.MethodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)})
+		c.streamLost(id, what, &HTTPError{Method: methodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)})
 		return nil, nil
 	}
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"sync"
 
@@ -17,7 +16,7 @@ import (
 // only HTTP has: extra request headers, and the token hook (hooks.token),
 // which JS sets when the app passed a token callback. JS refuses both for
 // WebSocket URLs (a browser cannot set a WebSocket's headers).
-func configureHTTP(t mcplive.Transport, headers http.Header, h *hooks) {
+func configureHTTP(t mcplive.Transport, headers mcplive.Header, h *hooks) {
 	ht, ok := t.(*mcplive.HTTPTransport)
 	if !ok {
 		return

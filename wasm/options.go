@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/mcplive/mcplive"
@@ -15,7 +14,7 @@ import (
 type jsOptions struct {
 	ClientInfo              *mcplive.Implementation `json:"clientInfo"`
 	ProtocolVersion         string                  `json:"protocolVersion"`
-	Headers                 http.Header             `json:"headers"` // Streamable HTTP only; JS sends canonical names
+	Headers                 mcplive.Header          `json:"headers"` // Streamable HTTP only; JS sends canonical names
 	RequestTimeoutMs        float64                 `json:"requestTimeoutMs"`
 	DialTimeoutMs           float64                 `json:"dialTimeoutMs"`
 	ReadLimit               int64                   `json:"readLimit"`
@@ -29,7 +28,7 @@ type jsOptions struct {
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
-func parseOptions(s string) (*mcplive.Options, http.Header, error) {
+func parseOptions(s string) (*mcplive.Options, mcplive.Header, error) {
 	var o jsOptions
 	if s != "" {
 		if err := json.Unmarshal([]byte(s), &o); err != nil {

@@ -23,9 +23,18 @@ function run(cmd, args, opts = {}) {
   }
 }
 
+// The wasm is built with wasm/modfile.sh's go.mod (coder/websocket without
+// net/http), as ../build.sh builds the shipped one.
+const modfile = spawnSync("bash", [path.join(root, "wasm", "modfile.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+if (modfile.status !== 0) {
+  console.error("npm test: wasm/modfile.sh failed");
+  process.exit(1);
+}
+const modflag = `-modfile=${modfile.stdout.trim()}`;
+
 if (!existsSync(path.join(js, "mcplive.wasm")) || !existsSync(path.join(js, "wasm_exec.js"))) {
   console.log("npm test: js/mcplive.wasm missing, building it (../build.sh does this with the size check)");
-  run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
+  run("go", ["build", modflag, "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
@@ -38,7 +47,7 @@ const bin = path.join(cache, "mcplive-testserver");
 const testWasm = path.join(cache, "mcplive-test.wasm");
 mkdirSync(cache, { recursive: true });
 run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root });
-run("go", ["build", "-tags", "mcplivetest", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
+run("go", ["build", modflag, "-tags", "mcplivetest", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });

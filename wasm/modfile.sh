@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Prints the path of the go.mod that the wasm is built with (go build
+# -modfile=…): this module's go.mod and go.sum, with github.com/coder/websocket
+# replaced by a copy of the same version from the module cache to which
+# wasm/coder-websocket-ws_js.patch is applied.
+#
+# Why: coder/websocket's browser build (ws_js.go) imports net/http only to name
+# *http.Response in Dial's signature and http.ResponseWriter in its Accept
+# stub. Importing net/http runs its package initialisation, which keeps Go's
+# TLS, X.509 and elliptic-curve code in the binary: about 390 KB of the
+# brotli-compressed wasm (1.38 MB → 1.00 MB, measured 2026-11-30) that a page
+# never runs, since the browser's WebSocket and fetch do that work. The patch
+# replaces those two types and nothing else; the rest of the package is
+# upstream's. When the module's version changes and the patch no longer
+# applies, this fails and says so.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/.build/wasm"
+mod=github.com/coder/websocket
+cd "$root"
+ver=$(go list -m -f '{{.Version}}' "$mod")
+src=$(go list -m -f '{{.Dir}}' "$mod")
+if [ -z "$src" ] || [ ! -f "$src/ws_js.go" ]; then
+  go mod download "$mod"
+  src=$(go list -m -f '{{.Dir}}' "$mod")
+fi
+stamp="$ver $(sha256sum wasm/coder-websocket-ws_js.patch go.mod go.sum | sha256sum | cut -c1-16)"
+if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
+  # Made aside and moved in place: a build that runs beside this one reads
+  # either the old copy or the new one.
+  mkdir -p "$root/.build"
+  tmp=$(mktemp -d "$root/.build/wasm.XXXXXX")
+  cp -R "$src" "$tmp/coder-websocket"
+  chmod -R u+w "$tmp/coder-websocket"
+  if ! patch --quiet --forward --batch -p1 -d "$tmp/coder-websocket" <wasm/coder-websocket-ws_js.patch >"$tmp/patch.log" 2>&1; then
+    cat "$tmp/patch.log" >&2
+    rm -rf "$tmp"
+    echo "wasm/modfile.sh: wasm/coder-websocket-ws_js.patch does not apply to $mod $ver; update the patch (see the top of wasm/modfile.sh)" >&2
+    exit 1
+  fi
+  cp go.mod "$tmp/go.mod"
+  cp go.sum "$tmp/go.sum"
+  printf '\nreplace %s => %s\n' "$mod" "$out/coder-websocket" >>"$tmp/go.mod"
+  echo "$stamp" >"$tmp/stamp"
+  rm -rf "$out.old"
+  [ ! -d "$out" ] || mv "$out" "$out.old"
+  mv "$tmp" "$out"
+  rm -rf "$out.old"
+fi
+echo "$out/go.mod"
