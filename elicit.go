@@ -187,7 +187,7 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 				if in.Method != methodElicit || s.opts.OnElicit == nil {
 					return nil, fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, in.Method, key, noInputReason(in.Method))
 				}
-				res, err := s.elicit(ctx, in.Params)
+				res, err := s.elicitWhileOpen(ctx, in.Params)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %s (input %q): %w", method, methodElicit, key, err)
 				}
@@ -204,6 +204,27 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 		}
 	}
 	return raw, nil
+}
+
+// elicitWhileOpen is elicit with a ctx that also ends with the connection:
+// the retry could not be sent anyway (a call fails with ErrClosed then).
+func (s *Session) elicitWhileOpen(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.rpc.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := s.elicit(ctx, params)
+	select {
+	case <-s.rpc.Done():
+		return nil, connLost(s.rpc.Err())
+	default:
+	}
+	return res, err
 }
 
 // noInputReason says why the client cannot fulfil an input request.

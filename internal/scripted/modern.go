@@ -33,6 +33,10 @@ type ModernOptions struct {
 	EndIfEmpty bool
 	// ToolResult, when set, is the result of every tools/call.
 	ToolResult json.RawMessage
+	// Answer, when set, computes the result of a tools/call, prompts/get
+	// or resources/read (nil: the usual answer). It runs with the
+	// server's lock held: it must not call the server's methods.
+	Answer func(*Request) json.RawMessage
 }
 
 // RawError, returned by a Hook, sends the error object e as the answer.
@@ -287,8 +291,13 @@ func (s *Server) modernAnswer(r *Request) (result any, rerr *rpcError, ok bool) 
 			"capabilities":      s.caps,
 			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "scripted", "version": "1.0.0"}},
 		}, nil, true
-	case "tools/call":
-		if s.modern.ToolResult != nil {
+	case "tools/call", "prompts/get", "resources/read":
+		if s.modern.Answer != nil {
+			if res := s.modern.Answer(r); res != nil {
+				return res, nil, true
+			}
+		}
+		if r.Method == "tools/call" && s.modern.ToolResult != nil {
 			return s.modern.ToolResult, nil, true
 		}
 	case "initialize", "ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel":
