@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -166,6 +167,10 @@ type httpConn struct {
 	wake         chan struct{}       // signals Read: a message or the end
 
 	closeOnce sync.Once
+
+	// The x-mcp-header declarations of the tools last listed, by tool
+	// name, for the Mcp-Param headers of tools/call (http_params.go).
+	params atomic.Pointer[map[string][]paramDecl]
 }
 
 // Read returns the next message from any of the connection's streams.

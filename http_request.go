@@ -96,6 +96,9 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 			if m.name != "" {
 				req.Header.Set(headerName, encodeHeaderValue(m.name))
 			}
+			if m.method == "tools/call" {
+				c.setParamHeaders(req.Header, m.name, msg)
+			}
 		}
 	}
 	if lastEventID != "" {
@@ -136,7 +139,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	}
 	hint := "is the server up and the URL right?"
 	if runtime.GOOS == "js" {
-		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name and Last-Event-ID, and expose Mcp-Session-Id"
+		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
 		return nil, fmt.Errorf("mcplive: %s %s: %w (%v); %s", method, c.url, ErrDial, err, hint)

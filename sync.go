@@ -161,9 +161,13 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	prev := l.view().Items
 	b := w.newBuilder(prev)
 	cache, err := relist(ctx, sess, l.spec, prev, b)
+	var items itemSlice
+	if err == nil {
+		items = sess.keepCallable(b.items())
+	}
 	c.ifCurrent(sess, epoch, func() {
 		if err == nil {
-			l.apply(b.items(), StatusReady, nil, cause, time.Since(since), cache)
+			l.apply(items, StatusReady, nil, cause, time.Since(since), cache)
 			return
 		}
 		select {
