@@ -9,8 +9,8 @@
 //
 // Only the public API of the package is used. Where a scenario needs something
 // the package does not offer (an elicitation handler, multi round-trip
-// results, x-mcp-header parameters, OAuth), this script does not fake it: the
-// scenario is an expected failure in run.mjs, with the reason.
+// results, OAuth), this script does not fake it: the scenario is an expected
+// failure in run.mjs, with the reason.
 
 import { connect } from "../js/index.js";
 

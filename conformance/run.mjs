@@ -72,20 +72,6 @@ const EXPECTED_FAILURES = {
       "not supported: multi round-trip requests (resultType input_required → inputResponses, requestState) are rejected as ErrIncompleteResult; the JS API has no way to fulfil input requests",
     checks: ["sep-2322-client-request-state-echoed", "sep-2322-client-jsonrpc-id-different", "sep-2322-client-no-state-omitted"],
   },
-  "2026-07-28:http-custom-headers": {
-    reason: "not supported: x-mcp-header parameters are not mirrored into Mcp-Param-* headers",
-    checks: [
-      "sep-2243-client-supports-custom-headers",
-      "sep-2243-client-mirrors-designated-params",
-      "sep-2243-client-encode-values",
-      "sep-2243-client-base64-unsafe",
-    ],
-  },
-  "2026-07-28:http-invalid-tool-headers": {
-    reason:
-      "not supported: tools whose x-mcp-header annotations are invalid are kept in the tools list (the spec says a Streamable HTTP client excludes them)",
-    checks: ["sep-2243-x-mcp-header-not-empty", "sep-2243-x-mcp-header-primitive-only", "sep-2243-x-mcp-header-unique", "sep-2243-x-mcp-header-charset"],
-  },
 };
 
 // Checks whose outcome depends on wall-clock timing on a loaded machine: when
