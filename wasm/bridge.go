@@ -105,6 +105,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 	opts.Transport = wrapTransport(t, hooks)
 	opts.OnNotification = hooks.notification
 	opts.OnLog = hooks.log
+	opts.OnElicit = hooks.onElicit()
 
 	ctx, cancel := b.begin(reqID, context.Background())
 	return promise("connect", func() (any, error) {

@@ -15,6 +15,7 @@ type hooks struct {
 	listFn, statusFn, logFn, notificationFn, updatedFn safejs.Value
 	beforeDialFn, afterDialFn                          safejs.Value
 	tokenFn                                            safejs.Value // Streamable HTTP: auth.go
+	elicitFn                                           safejs.Value // elicit.go
 }
 
 func newHooks(obj safejs.Value) *hooks {
@@ -37,6 +38,7 @@ func newHooks(obj safejs.Value) *hooks {
 		beforeDialFn:   get("beforeDial"),
 		afterDialFn:    get("afterDial"),
 		tokenFn:        get("token"),
+		elicitFn:       get("elicit"),
 	}
 }
 

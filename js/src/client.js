@@ -5,7 +5,7 @@
 import { createStore, createEmitter, call } from "./store.js";
 import { createList, KINDS } from "./lists.js";
 import { createResourceSubscriptions } from "./resources.js";
-import { abortError, toError } from "./errors.js";
+import { abortError, namedError, toError } from "./errors.js";
 import { beforeDial, afterDial } from "./dial.js";
 import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
 
@@ -15,14 +15,15 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
 /**
  * createClient connects a new client through the runtime rt (loader.js):
  * url and goOptions are validated already (options.js); token is the app's
- * token callback (Streamable HTTP), if any. It resolves after initialize
+ * token callback (Streamable HTTP), if any; onElicit the app's answer to a
+ * server's request for user input, if any. It resolves after initialize
  * and the first full sync of every list the server offers.
  *
  * The client's id is chosen here, before Go connects, so every hook call
  * (a list update that needs a resync, a close) can be acted on, even one
  * that comes before connect resolves.
  */
-export async function createClient(rt, url, goOptions, signal, token) {
+export async function createClient(rt, url, goOptions, signal, token, onElicit) {
   const id = rt.clientId();
   const release = rt.hold(); // Go's timers keep Node alive while this client lives
 
@@ -70,7 +71,7 @@ export async function createClient(rt, url, goOptions, signal, token) {
       if (!lists[msg.kind].apply(msg)) request("resync", { kind: msg.kind }).catch(() => {});
     },
     status(state, infoJSON) {
-      if (infoJSON) info = freezeInfo(JSON.parse(infoJSON));
+      if (infoJSON) info = deepFreeze(JSON.parse(infoJSON));
       const was = status.store.get();
       status.set(state);
       // Updates may have been missed while away: read subscribed resources again.
@@ -90,6 +91,7 @@ export async function createClient(rt, url, goOptions, signal, token) {
     afterDial,
   };
   if (token) hooks.token = tokenHook(token, url);
+  if (onElicit) hooks.elicit = elicitHook(onElicit);
 
   try {
     const connected = await withSignal(
@@ -99,7 +101,7 @@ export async function createClient(rt, url, goOptions, signal, token) {
       // Aborted, but Go had connected already: close what nobody will get.
       () => rt.call(() => rt.api.close(id)).catch(() => {}),
     );
-    info ??= freezeInfo(JSON.parse(connected));
+    info ??= deepFreeze(JSON.parse(connected));
   } catch (err) {
     release();
     throw err;
@@ -237,6 +239,46 @@ function tokenHook(fn, url) {
   };
 }
 
+const ACTIONS = ["accept", "decline", "cancel"];
+
+/**
+ * elicitHook adapts the app's onElicit callback for Go (wasm/elicit.go),
+ * which calls it as hook(done, paramsJSON) when the server asks for user
+ * input, and calls the function it returns when that request is cancelled.
+ * The app gets (request, { signal }): the request's params ({ message,
+ * requestedSchema }), frozen, and a signal that aborts when the server
+ * cancels the request, the call is aborted or the connection ends. It
+ * returns (or resolves to) { action, content? }. Go gets done("r:" + the
+ * answer as JSON) or done("e:" + why), once.
+ */
+function elicitHook(fn) {
+  return (done, paramsJSON) => {
+    const ac = new AbortController();
+    let settled = false;
+    const finish = (s) => {
+      if (!settled) {
+        settled = true;
+        done(s);
+      }
+    };
+    Promise.resolve()
+      .then(() => fn(deepFreeze(JSON.parse(paramsJSON)), Object.freeze({ signal: ac.signal })))
+      .then((r) => {
+        if (r === null || typeof r !== "object" || !ACTIONS.includes(r.action)) {
+          throw new TypeError(`it must give { action: "accept" | "decline" | "cancel", content? }, got ${r === null || typeof r !== "object" ? String(r) : JSON.stringify(r.action)}`);
+        }
+        if (r.content != null && (typeof r.content !== "object" || Array.isArray(r.content))) throw new TypeError("its content must be an object");
+        return `r:${JSON.stringify({ action: r.action, content: r.content ?? undefined })}`;
+      })
+      .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
+      .then(finish);
+    return () => {
+      ac.abort(namedError("AbortError", "mcplive: the request for input was cancelled (by the server, the call's signal or timeout, or the end of the connection)"));
+      finish("e:aborted");
+    };
+  };
+}
+
 /**
  * withSignal starts a Go call with a request id when there is a signal to
  * abort it; an abort rejects at once with the signal's reason and cancels
@@ -268,7 +310,7 @@ function withSignal(rt, signal, start, orphan) {
   });
 }
 
-function freezeInfo(i) {
+function deepFreeze(i) {
   const deep = (v) => {
     if (v !== null && typeof v === "object") {
       for (const k of Object.keys(v)) deep(v[k]);

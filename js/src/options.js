@@ -47,6 +47,7 @@ const CONNECT_OPTIONS = [
   "maxMessageBytes",
   "headers",
   "token",
+  "onElicit",
   "signal",
   "wasmUrl",
 ];
@@ -117,6 +118,9 @@ export function toGoOptions(options) {
   }
   if (o.token !== undefined && typeof o.token !== "function") {
     throw new TypeError("mcplive: token must be a function that returns the bearer token (or a Promise of it)");
+  }
+  if (o.onElicit !== undefined && typeof o.onElicit !== "function") {
+    throw new TypeError("mcplive: onElicit must be a function that returns the user's answer { action, content? } (or a Promise of it)");
   }
   const hb = o.heartbeat;
   if (hb === false) {

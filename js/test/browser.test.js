@@ -277,4 +277,38 @@ describe("in headless Chromium", { skip }, () => {
     await page.close();
     assert.deepEqual(problems, []);
   });
+
+  for (const mode of MODES) test(`onElicit: a form accepted with the schema's defaults, a handler that rejects (${mode.name})`, async () => {
+    await server.control("add-tool", { name: "ask", ask: true });
+    try {
+      const page = await openPage();
+      const r = await page.evaluate(async ([url, options]) => {
+        let fail = false;
+        const client = await window.mcplive.connect(url, {
+          ...options,
+          onElicit: async (request) => {
+            if (fail) throw new Error("no user here");
+            return { action: "accept", content: { name: request.message === "Who are you?" ? "Ada" : "?" } };
+          },
+        });
+        try {
+          const accepted = JSON.parse((await client.callTool("ask", {})).content[0].text);
+          fail = true;
+          const rejected = await client.callTool("ask", {}).then(
+            () => "resolved",
+            (err) => `${err.name}: ${err.message}`,
+          );
+          return { accepted, rejected };
+        } finally {
+          await client.close();
+        }
+      }, [urlFor(server, mode), mode.options]);
+      assert.deepEqual(r.accepted, { action: "accept", content: { name: "Ada", age: 30 } });
+      assert.match(r.rejected, /no user here/);
+      await page.close();
+      assert.deepEqual(problems, []);
+    } finally {
+      await server.control("remove-tool", { name: "ask" });
+    }
+  });
 });

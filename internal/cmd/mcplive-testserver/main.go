@@ -15,7 +15,9 @@
 //
 // Control API (POST, JSON body, answers {"ok":true,...}):
 //
-//	/control/add-tool         {"name","title"?,"description"?,"inputSchema"?}
+//	/control/add-tool         {"name","title"?,"description"?,"inputSchema"?,"ask"?}
+//	                                           ask: the tool asks the user for a form (elicitation, see
+//	                                           ask) and answers with the user's answer as JSON
 //	/control/remove-tool      {"name"}
 //	/control/add-tools        {"name","count"}  count tools named name0…name<count-1>
 //	/control/add-prompt       {"name","description"?,"arguments"?:[{"name","required"?}]}
@@ -255,6 +257,26 @@ func slow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, e
 	return textResult("done"), nil
 }
 
+// ask asks the user for a form with a name and an age (default 30) and
+// answers with the user's answer (ElicitResult) as JSON. It returns its
+// input request (multi round-trip requests): in 2026-07-28 go-sdk sends it
+// as an input_required result; in 2025-11-25 go-sdk turns it into the
+// server request elicitation/create, and a failed one fails the call.
+func ask(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if in, ok := req.Params.InputResponses["who"]; ok {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(string(b)), nil
+	}
+	form := &mcp.ElicitParams{
+		Message:         "Who are you?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer","default":30}}}`),
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"who": form}}, nil
+}
+
 func greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	return &mcp.GetPromptResult{
 		Description: "A greeting",
@@ -313,6 +335,7 @@ type controlReq struct {
 	Text        string          `json:"text"`
 	MIMEType    string          `json:"mimeType"`
 	Count       int             `json:"count"`
+	Ask         bool            `json:"ask"`
 	Level       string          `json:"level"`
 	Data        json.RawMessage `json:"data"`
 }
@@ -333,7 +356,11 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 		if schema == nil {
 			schema = objectSchema(`{}`)
 		}
-		s.srv.AddTool(&mcp.Tool{Name: req.Name, Title: req.Title, Description: req.Description, InputSchema: schema}, echo)
+		handler := echo
+		if req.Ask {
+			handler = ask
+		}
+		s.srv.AddTool(&mcp.Tool{Name: req.Name, Title: req.Title, Description: req.Description, InputSchema: schema}, handler)
 	case "remove-tool":
 		s.srv.RemoveTools(req.Name)
 	case "add-tools":
