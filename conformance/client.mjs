@@ -8,9 +8,9 @@
 // exits 1 with the error on stderr.
 //
 // Only the public API of the package is used. Where a scenario needs something
-// the package does not offer (an elicitation handler, multi round-trip
-// results, OAuth), this script does not fake it: the scenario is an expected
-// failure in run.mjs, with the reason.
+// the package does not offer (OAuth), this script does not fake it: the
+// scenario is an expected failure in run.mjs, with the reason (or, for OAuth,
+// not run).
 
 import { connect } from "../js/index.js";
 
@@ -24,6 +24,14 @@ const options = {
   requestTimeoutMs: 20_000,
   dialTimeoutMs: 10_000,
   reconnect: false, // a scenario's server is gone after the run: fail, don't retry
+  // An unattended app has no user to ask: it accepts every form with what
+  // the server proposes (the client fills in the schema's defaults for the
+  // fields an accepted answer leaves out), in either revision (2025-11-25's
+  // elicitation/create, 2026-07-28's input requests).
+  onElicit: async (request) => {
+    log("accepting with the defaults:", request.message);
+    return { action: "accept", content: {} };
+  },
 };
 
 /** items returns the list of kind once its first sync is done (connect waits for it). */

@@ -54,25 +54,7 @@ const SCENARIOS = [
 // to fail: a failing or warning check outside that list fails the run too,
 // so an expected failure cannot hide a new regression in the same scenario.
 // Keep README.md's Conformance section in step.
-const EXPECTED_FAILURES = {
-  "2025-11-25:elicitation-sep1034-client-defaults": {
-    reason:
-      "not supported: the client declares no elicitation capability and answers elicitation/create with -32601 (neither the Go Options nor the JS connect options have a handler for server requests)",
-    checks: [
-      "client-elicitation-sep1034-general",
-      "client-elicitation-sep1034-string-default",
-      "client-elicitation-sep1034-integer-default",
-      "client-elicitation-sep1034-number-default",
-      "client-elicitation-sep1034-enum-default",
-      "client-elicitation-sep1034-boolean-default",
-    ],
-  },
-  "2026-07-28:sep-2322-client-request-state": {
-    reason:
-      "not supported: multi round-trip requests (resultType input_required → inputResponses, requestState) are rejected as ErrIncompleteResult; the JS API has no way to fulfil input requests",
-    checks: ["sep-2322-client-request-state-echoed", "sep-2322-client-jsonrpc-id-different", "sep-2322-client-no-state-omitted"],
-  },
-};
+const EXPECTED_FAILURES = {};
 
 // Checks whose outcome depends on wall-clock timing on a loaded machine: when
 // they are a scenario's only failing or warning checks, it runs once more.
