@@ -292,6 +292,35 @@ export interface TokenRequest {
   readonly error?: AuthError;
 }
 
+/**
+ * A server's request for user input (elicitation, form mode), as `onElicit`
+ * is given it: the `elicitation/create` params, frozen.
+ */
+export interface ElicitRequest {
+  /** What is asked, and why: show it to the user. */
+  readonly message: string;
+  /**
+   * The form: a JSON Schema object whose properties are primitives (string,
+   * number, integer, boolean, enums), each with an optional `title`,
+   * `description` and `default`.
+   */
+  readonly requestedSchema: JSONObject;
+  readonly mode?: "form";
+  readonly [key: string]: unknown;
+}
+
+/** The user's answer to an `ElicitRequest`. */
+export interface ElicitResult {
+  /** `"accept"`: submitted; `"decline"`: refused; `"cancel"`: dismissed without a choice. */
+  action: "accept" | "decline" | "cancel";
+  /**
+   * The form's values, for `"accept"` (dropped otherwise). Properties it
+   * leaves out that have a `default` in the schema get that default, so `{}`
+   * accepts what the server proposes.
+   */
+  content?: { [field: string]: string | number | boolean | string[] };
+}
+
 /** A content block of a tool result or prompt message. */
 export type ContentBlock =
   | { readonly type: "text"; readonly text: string; readonly annotations?: Annotations; readonly _meta?: JSONObject }
@@ -429,6 +458,20 @@ export interface ConnectOptions {
    * the hook for an app's own OAuth. `http://` and `https://` only.
    */
   token?: (request: TokenRequest) => string | null | undefined | Promise<string | null | undefined>;
+  /**
+   * Answers a server that asks the user for input in the middle of a call
+   * (elicitation, form mode): show `request.message` and a form for
+   * `request.requestedSchema`, return what the user chose. Setting it
+   * declares the `elicitation` capability; without it a server cannot ask
+   * (in 2026-07-28 a call that needs input rejects). In 2025-11-25 the
+   * server sends `elicitation/create` during the call and gets the answer (a
+   * throw or rejection is sent to it as an error); in 2026-07-28 the call is
+   * sent again with the answer (a throw or rejection rejects the call; at
+   * most 10 rounds). `signal` aborts when the server cancels the request,
+   * the call is aborted or the connection ends. In 2025-11-25 the call's
+   * timeout covers the time the user takes.
+   */
+  onElicit?: (request: ElicitRequest, context: { readonly signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
   /**

@@ -1,6 +1,6 @@
 // Type test: compiled with tsc --noEmit by `npm test`. Each @ts-expect-error
 // must be an error, so the types refuse what the API refuses.
-import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities, type TokenRequest, type ProtocolVersion, type AuthError } from "mcplive";
+import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities, type TokenRequest, type ProtocolVersion, type AuthError, type ElicitRequest, type ElicitResult } from "mcplive";
 
 async function main(): Promise<void> {
   const client: Client = await connect("ws://127.0.0.1:8080/mcp", {
@@ -116,6 +116,16 @@ async function main(): Promise<void> {
   await connect("https://mcp.example.com/mcp", { token: "static" });
   // @ts-expect-error header values are strings
   await connect("https://mcp.example.com/mcp", { headers: { "X-N": 1 } });
+  // Elicitation: a form for the user, the defaults for what they leave out.
+  await connect("ws://127.0.0.1:8080/mcp", {
+    onElicit: async (request: ElicitRequest, { signal }): Promise<ElicitResult> => {
+      const fields: string[] = Object.keys(request.requestedSchema.properties ?? {});
+      if (signal.aborted || fields.length === 0) return { action: "cancel" };
+      return { action: "accept", content: { [fields[0]]: request.message, age: 30, ok: true, tags: ["a"] } };
+    },
+  });
+  // @ts-expect-error the action is accept, decline or cancel
+  await connect("ws://127.0.0.1:8080/mcp", { onElicit: () => ({ action: "ok" }) });
   const tv: ListValue<Tool> = http.tools.get();
   const live: boolean = tv.live;
   const ttl: number | null = tv.ttlMs;
