@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 )
 
 // Elicitation: a server asks the user, through the client, for input it
@@ -78,18 +77,27 @@ func (s *Session) serverRequests() map[string]requestHandler {
 // the server sent them), checks the answer and fills in the schema's
 // defaults. A request it cannot take, or a bad answer, is an *RPCError.
 func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
-	var req struct {
-		ElicitRequest
-		Mode string `json:"mode"`
-	}
-	if len(params) == 0 || json.Unmarshal(params, &req) != nil {
+	// params come from a validated message: walkMembers reads them without
+	// a decoder type of their own (each costs the wasm).
+	req := &ElicitRequest{Raw: params}
+	var mode string
+	ok := walkMembers(params, func(key, val []byte) {
+		switch unquote(key) {
+		case "message":
+			req.Message = unquoteString(val)
+		case "requestedSchema":
+			req.RequestedSchema = json.RawMessage(val)
+		case "mode":
+			mode = unquoteString(val)
+		}
+	})
+	if !ok {
 		return nil, &RPCError{Code: CodeInvalidParams, Message: "elicitation/create: params are not an elicitation request"}
 	}
-	if req.Mode != "" && req.Mode != "form" {
-		return nil, &RPCError{Code: CodeInvalidParams, Message: fmt.Sprintf("elicitation/create: mode %q is not supported (this client declares form mode only)", req.Mode)}
+	if mode != "" && mode != "form" {
+		return nil, &RPCError{Code: CodeInvalidParams, Message: fmt.Sprintf("elicitation/create: mode %q is not supported (this client declares form mode only)", mode)}
 	}
-	req.Raw = params
-	res, err := callElicit(ctx, s.opts.OnElicit, &req.ElicitRequest)
+	res, err := callElicit(ctx, s.opts.OnElicit, req)
 	if err != nil {
 		return nil, err
 	}
@@ -147,30 +155,18 @@ func acceptsInput(method string) bool {
 	return method == methodCallTool || method == methodGetPrompt || method == methodReadResource
 }
 
-// inputRequired is the part of an input_required result the client reads.
-type inputRequired struct {
-	InputRequests map[string]struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"inputRequests"`
-	RequestState *string `json:"requestState"`
-}
-
 // fulfil runs the rounds of a multi round-trip request after its first
 // answer, raw, asked for input: it fulfils the input requests (one at a
-// time, in the order of their keys: a user answers one form after the
-// other) and sends the call again, with a new id, the responses and the
-// echoed requestState, until the server answers with a complete result.
-// Each round trip is bounded by the request timeout; the app's handler
-// only by ctx.
+// time, in the server's order: a user answers one form after the other)
+// and sends the call again, with a new id, the responses and the echoed
+// requestState, until the server answers with a complete result. Each
+// round trip is bounded by the request timeout; the app's handler only by
+// ctx. (The result is read with walkMembers, not decoded into types of its
+// own: every reflected type costs the wasm.)
 func (s *Session) fulfil(ctx context.Context, method string, params map[string]any, raw json.RawMessage) (json.RawMessage, error) {
 	for round := 1; topString(raw, "resultType") == resultTypeInputRequired; round++ {
 		if round > maxInputRounds {
 			return nil, fmt.Errorf("%s: %w: the server still asks for input after %d rounds", method, ErrIncompleteResult, maxInputRounds)
-		}
-		var ir inputRequired
-		if err := json.Unmarshal(raw, &ir); err != nil {
-			return nil, fmt.Errorf("%s: %w", method, protocolError("bad input_required result: %v", err))
 		}
 		// The retry carries this round's answers only: never those of an
 		// earlier round, nor a requestState the server did not send again.
@@ -180,25 +176,52 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 				next[k] = v
 			}
 		}
-		if len(ir.InputRequests) > 0 {
-			responses := make(map[string]*ElicitResult, len(ir.InputRequests))
-			for _, key := range slices.Sorted(maps.Keys(ir.InputRequests)) {
-				in := ir.InputRequests[key]
-				if in.Method != methodElicit || s.opts.OnElicit == nil {
-					return nil, fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, in.Method, key, noInputReason(in.Method))
-				}
-				res, err := s.elicitWhileOpen(ctx, in.Params)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %s (input %q): %w", method, methodElicit, key, err)
-				}
-				responses[key] = res
+		var requests, state []byte
+		walkMembers(raw, func(key, val []byte) {
+			switch unquote(key) {
+			case "inputRequests":
+				requests = val
+			case "requestState":
+				state = val
 			}
+		})
+		responses := map[string]any{}
+		var err error
+		walkMembers(requests, func(key, val []byte) {
+			if err != nil {
+				return
+			}
+			var p []byte
+			walkMembers(val, func(k, v []byte) {
+				if unquote(k) == "params" {
+					p = v
+				}
+			})
+			name, what := unquote(key), topString(val, "method")
+			if what != methodElicit || s.opts.OnElicit == nil {
+				err = fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, what, name, noInputReason(what))
+				return
+			}
+			var res *ElicitResult
+			if res, err = s.elicitWhileOpen(ctx, p); err != nil {
+				err = fmt.Errorf("%s: %s (input %q): %w", method, methodElicit, name, err)
+				return
+			}
+			responses[name] = res
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(responses) > 0 {
 			next["inputResponses"] = responses
 		}
-		if ir.RequestState != nil {
-			next["requestState"] = *ir.RequestState
+		if len(state) > 0 && state[0] == '"' {
+			next["requestState"] = unquoteString(state)
+		} else if len(responses) == 0 {
+			// The server must send one or the other: a retry of the same
+			// request would only get the same answer.
+			return nil, fmt.Errorf("%s: %w: the server answered with resultType %q without inputRequests or requestState", method, ErrIncompleteResult, resultTypeInputRequired)
 		}
-		var err error
 		if raw, err = s.requestRaw(ctx, method, next); err != nil {
 			return nil, err
 		}
@@ -225,6 +248,14 @@ func (s *Session) elicitWhileOpen(ctx context.Context, params json.RawMessage) (
 	default:
 	}
 	return res, err
+}
+
+// unquoteString returns the JSON string val, "" when val is not a string.
+func unquoteString(val []byte) string {
+	if len(val) == 0 || val[0] != '"' {
+		return ""
+	}
+	return unquote(val)
 }
 
 // noInputReason says why the client cannot fulfil an input request.

@@ -369,7 +369,7 @@ func mrtrDecode(t *testing.T, r *scripted.Request) mrtrParams {
 }
 
 // The rounds of a multi round-trip request (2026-07-28): every round a new
-// id, the responses of that round only (form after form, in key order),
+// id, the responses of that round only (form after form, in the server's order),
 // the requestState echoed exactly, none when the server sent none; a
 // round with only requestState (load shedding) retried at once.
 func TestElicitInputRounds(t *testing.T) {
@@ -409,7 +409,7 @@ func TestElicitInputRounds(t *testing.T) {
 	text, err := callText(t, c, "a")
 	assertNoErr(t, err, "CallTool")
 	assertEqual(t, text, "done", "result")
-	assertEqual(t, asked, []string{"a", "b"}, "forms asked, in key order")
+	assertEqual(t, asked, []string{"b", "a"}, "forms asked, in the server's order")
 
 	reqs := rec.of("tools/call")
 	if len(reqs) != 3 {
