@@ -11,13 +11,16 @@
 //             (@modelcontextprotocol/client, versionNegotiation "auto")
 //   ws-2026   WebSocket, 2026-07-28: mcplive alone (no TS SDK client
 //             speaks it over WebSocket)
+//   node      Node 22, WebSocket, 2025-11-25: node.mjs in one Node process,
+//             mcplive vs 1.x re-listing on every notification, a list of
+//             11 small pages (a second server with -page-size 10)
 //
 //   node run.mjs            the full benchmark (several minutes); writes
 //                           results/<date>.json and results/latest.md
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
-//   --only=latency,burst,big,cold,memory   a subset of the workloads
-//   --sections=ws,http,http-2026,ws-2026   a subset of the sections
+//   --only=latency,burst,big,cold,memory,node   a subset of the workloads
+//   --sections=ws,http,http-2026,ws-2026,node   a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
 // BENCH_BEFORE=<git revision> adds the "mcplive@before" column to the ws
@@ -53,6 +56,7 @@ const CFG = SMOKE
       big: { n: 250, samples: 2, batch: 1, warmup: 1 },
       cold: { samples: 1, base: 20 },
       memory: { total: 100, batch: 50, m: 20 },
+      node: { tools: 105, pageSize: 10, samples: 4, batch: 2, warmup: 1 },
     }
   : {
       latency: { base: 20, samples: 200, batch: 25, warmup: 10 },
@@ -60,6 +64,7 @@ const CFG = SMOKE
       big: { n: 10000, samples: 20, batch: 5, warmup: 2 },
       cold: { samples: 12, base: 20 },
       memory: { total: 10000, batch: 100, m: 100 },
+      node: { tools: 105, pageSize: 10, samples: 200, batch: 25, warmup: 10 },
     };
 
 // BENCH_BURST_RUNS overrides the burst's runs per client (its times are
@@ -115,6 +120,17 @@ const SECTIONS = [
     title: "WebSocket, protocol 2026-07-28 (mcplive only: no TS SDK client speaks it over WebSocket)",
     workloads: ["latency", "burst", "big"],
     clients: [{ key: "mcplive", name: "mcplive", page: "mcplive.html?transport=ws" }],
+  },
+  {
+    // Node 22, where agents run: node.mjs in one Node process (no browser),
+    // against a second bench server with small pages.
+    id: "node",
+    title: "Node 22, WebSocket, protocol 2025-11-25 (one Node process, no browser)",
+    workloads: ["node"],
+    clients: [
+      { key: "mcplive", name: "mcplive" },
+      { key: "ts-relist", name: "TS SDK 1.x, re-list every notification" },
+    ],
   },
 ].filter((s) => SECTIONS_WANTED.length === 0 || SECTIONS_WANTED.includes(s.id));
 for (const sec of SECTIONS) for (const c of sec.clients) c.id = `${sec.id}:${c.key}`;
@@ -202,7 +218,12 @@ function buildPackage(name, rev) {
     }
   }
   const out = path.join(js, "mcplive.wasm");
-  execFileSync(GO, ["build", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
+  // As build.sh: with the go.mod of wasm/modfile.sh (coder/websocket's
+  // browser build without net/http), where the revision has one.
+  const modfile = fs.existsSync(path.join(dir, "wasm", "modfile.sh"))
+    ? ["-modfile=" + execFileSync("bash", [path.join(dir, "wasm", "modfile.sh")], { cwd: dir, encoding: "utf8" }).trim()]
+    : [];
+  execFileSync(GO, ["build", ...modfile, "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
     cwd: dir,
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
@@ -236,12 +257,13 @@ async function bundleTS() {
   });
 }
 
-async function startServer() {
+async function startServer(extra = []) {
   const bin = path.join(BENCH, ".bin", "bench-server");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
   execFileSync(GO, ["build", "-o", bin, "./bench/server"], { cwd: ROOT, stdio: "inherit" });
   const args = ["-js", PKG.mcplive.dir, "-pages", path.join(BENCH, "pages"), "-dist", path.join(BENCH, "dist")];
   if (PKG.before) args.push("-js-before", PKG.before.dir);
+  args.push(...extra);
   const proc = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
   const rl = createInterface({ input: proc.stdout });
   const line = await new Promise((resolve, reject) => {
@@ -525,7 +547,48 @@ async function workloadMemory(sec) {
   return { total, batch, m, ...out };
 }
 
-const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory };
+// node22 is a Node 22 binary: the conformance suite's (npm node@22), or
+// one npx fetches.
+function node22() {
+  const local = path.join(ROOT, "conformance", "node_modules", "node", "bin", "node");
+  if (fs.existsSync(local)) return { cmd: local, args: [] };
+  return { cmd: "npx", args: ["-y", "node@22"] };
+}
+
+// workloadNode runs node.mjs (change → list in Node 22, mcplive vs the TS
+// SDK re-listing on every notification) against its own server, whose
+// pages hold pageSize tools: a list of tools in ceil(tools / pageSize)
+// small pages.
+async function workloadNode(sec) {
+  const { tools, pageSize, samples, batch, warmup } = CFG.node;
+  log(`6. [${sec.id}] change → list in Node 22: ${samples} samples per client, ${tools} tools in pages of ${pageSize}`);
+  const srv = await startServer(["-page-size", String(pageSize)]);
+  try {
+    const { cmd, args } = node22();
+    const flags = [`--server=${srv.url}`, `--js=${PKG.mcplive.dir}`, `--tools=${tools}`, `--samples=${samples}`, `--batch=${batch}`, `--warmup=${warmup}`];
+    const proc = spawn(cmd, [...args, path.join(BENCH, "node.mjs"), ...flags], { cwd: BENCH, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } });
+    let stdout = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    const code = await new Promise((resolve) => proc.once("close", resolve));
+    if (code !== 0) throw new Error(`node.mjs exited with ${code}`);
+    const res = JSON.parse(stdout.trim().split("\n").pop());
+    const out = { base: tools, pages: Math.ceil(tools / pageSize), node: res.node };
+    for (const c of sec.clients) {
+      const o = res.latency[c.key];
+      out[c.key] = { ...o, stats: stats(o.e2e), notifiedStats: stats(o.notified) };
+      negotiated[c.id] = res.negotiated[c.key];
+    }
+    return out;
+  } catch (e) {
+    const msg = failed("node", sec.id, e);
+    return Object.fromEntries(sec.clients.map((c) => [c.key, { error: msg }]));
+  } finally {
+    srv.proc.stdin.end();
+    srv.proc.kill();
+  }
+}
+
+const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory, node: workloadNode };
 
 // ---------- report ----------
 
@@ -549,7 +612,7 @@ function table(sec) {
   const row = (name, cell, val) => {
     rows.push([name, ...keys.map((k) => cell(k)), ...others.map((k) => ratio(val("mcplive"), val(k)))]);
   };
-  const L = R.latency, B = R.burst, G = R.big, C = R.cold, M = R.memory;
+  const L = R.latency, B = R.burst, G = R.big, C = R.cold, M = R.memory, N = R.node;
   if (L) {
     const n = Math.min(...keys.map((k) => L[k]?.stats?.n ?? 0));
     const nl = (k) => ({ error: L[k]?.error, stats: L[k]?.notifiedStats });
@@ -575,6 +638,13 @@ function table(sec) {
       if (!a) return "–";
       return a.wasm ? `${fmtB(a.total)} (JS ${fmtB(a.js)} + wasm ${fmtB(a.wasm)})` : fmtB(a.total);
     }, (k) => M[k]?.after?.total);
+  }
+  if (N) {
+    const n = Math.min(...keys.map((k) => N[k]?.stats?.n ?? 0));
+    const nl = (k) => ({ error: N[k]?.error, stats: N[k]?.notifiedStats });
+    const what = `${N.base} tools in ${N.pages} pages`;
+    row(`6. Node ${N.node ?? "22"}: change → list of ${what}, ms, from the list_changed's arrival (median / p95; ${n} samples each)`, (k) => msCell(nl(k)), (k) => N[k]?.notifiedStats?.median);
+    row(`6. Node ${N.node ?? "22"}: change → list of ${what}, ms, from the change request`, (k) => msCell(N[k]), (k) => N[k]?.stats?.median);
   }
   const head = ["workload", ...sec.clients.map((c) => c.name), ...others.map((k) => `mcplive / ${SHORT[k]}`)];
   const line = (cells) => `| ${cells.join(" | ")} |`;
@@ -636,6 +706,7 @@ function markdown(meta) {
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (the TS SDKs: \`Client\` + the transport bundled and minified with esbuild).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
+    first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package and the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport), alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request.` : "",
     "",
     ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),
   ].filter((l, i, a) => l !== "" || a[i - 1] !== "").join("\n");
