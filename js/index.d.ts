@@ -292,6 +292,13 @@ export interface TokenRequest {
   readonly error?: AuthError;
 }
 
+/** The connect option `logger`: any of these methods (`console` has them all). */
+export interface Logger {
+  info?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
+  warn?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
+  error?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
+}
+
 /**
  * A server's request for user input (elicitation, form mode), as `onElicit`
  * is given it: the `elicitation/create` params, frozen.
@@ -472,6 +479,14 @@ export interface ConnectOptions {
    * timeout covers the time the user takes.
    */
   onElicit?: (request: ElicitRequest, context: { readonly signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
+  /**
+   * Gets the client's diagnostics, otherwise dropped (`console` fits): a
+   * connection lost, a re-list that failed, a listen stream that ended, a
+   * tool left out of the list for invalid `x-mcp-header` marks, as
+   * `logger.warn("mcplive: …", { …attributes })`. Levels it has no method
+   * for are dropped; one that throws breaks nothing.
+   */
+  logger?: Logger;
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
   /**

@@ -106,6 +106,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 	opts.OnNotification = hooks.notification
 	opts.OnLog = hooks.log
 	opts.OnElicit = hooks.onElicit()
+	opts.Logger = hooks.logger()
 
 	ctx, cancel := b.begin(reqID, context.Background())
 	return promise("connect", func() (any, error) {

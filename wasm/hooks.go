@@ -16,6 +16,7 @@ type hooks struct {
 	beforeDialFn, afterDialFn                          safejs.Value
 	tokenFn                                            safejs.Value // Streamable HTTP: auth.go
 	elicitFn                                           safejs.Value // elicit.go
+	diagFn                                             safejs.Value // logger.go
 }
 
 func newHooks(obj safejs.Value) *hooks {
@@ -39,6 +40,7 @@ func newHooks(obj safejs.Value) *hooks {
 		afterDialFn:    get("afterDial"),
 		tokenFn:        get("token"),
 		elicitFn:       get("elicit"),
+		diagFn:         get("diag"),
 	}
 }
 

@@ -16,14 +16,15 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
  * createClient connects a new client through the runtime rt (loader.js):
  * url and goOptions are validated already (options.js); token is the app's
  * token callback (Streamable HTTP), if any; onElicit the app's answer to a
- * server's request for user input, if any. It resolves after initialize
+ * server's request for user input, if any; logger the app's logger of the
+ * client's diagnostics, if any. It resolves after initialize
  * and the first full sync of every list the server offers.
  *
  * The client's id is chosen here, before Go connects, so every hook call
  * (a list update that needs a resync, a close) can be acted on, even one
  * that comes before connect resolves.
  */
-export async function createClient(rt, url, goOptions, signal, token, onElicit) {
+export async function createClient(rt, url, goOptions, signal, token, onElicit, logger) {
   const id = rt.clientId();
   const release = rt.hold(); // Go's timers keep Node alive while this client lives
 
@@ -92,6 +93,7 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit) 
   };
   if (token) hooks.token = tokenHook(token, url);
   if (onElicit) hooks.elicit = elicitHook(onElicit);
+  if (logger) hooks.diag = diagHook(logger);
 
   try {
     const connected = await withSignal(
@@ -240,6 +242,19 @@ function tokenHook(fn, url) {
 }
 
 const ACTIONS = ["accept", "decline", "cancel"];
+
+/**
+ * diagHook hands the client's diagnostics (wasm/logger.go) to the app's
+ * logger: logger.warn("mcplive: …", { tool, err }) and so on. A level the
+ * logger has no method for is dropped; a logger that throws is reported by
+ * Go on the console, never fatal.
+ */
+function diagHook(logger) {
+  return (level, message, attrsJSON) => {
+    const fn = logger[level];
+    if (typeof fn === "function") fn.call(logger, message, Object.freeze(JSON.parse(attrsJSON)));
+  };
+}
 
 /**
  * elicitHook adapts the app's onElicit callback for Go (wasm/elicit.go),

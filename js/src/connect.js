@@ -24,5 +24,5 @@ export async function connect(url, options = {}) {
     );
   }
   const rt = await loadRuntime(options.wasmUrl);
-  return createClient(rt, target, goOptions, signal, options.token, options.onElicit);
+  return createClient(rt, target, goOptions, signal, options.token, options.onElicit, options.logger);
 }

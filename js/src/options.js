@@ -48,6 +48,7 @@ const CONNECT_OPTIONS = [
   "headers",
   "token",
   "onElicit",
+  "logger",
   "signal",
   "wasmUrl",
 ];
@@ -81,6 +82,17 @@ export function checkURL(url, options = {}) {
     );
   }
   return String(url);
+}
+
+/** The methods of the logger option that mcplive calls (console has them all). */
+export const LOGGER_METHODS = Object.freeze(["info", "warn", "error"]);
+
+/** checkLogger accepts undefined, or an object (console fits) with at least one of LOGGER_METHODS. */
+function checkLogger(l) {
+  if (l === undefined) return;
+  if (l === null || (typeof l !== "object" && typeof l !== "function") || !LOGGER_METHODS.some((m) => typeof l[m] === "function")) {
+    throw new TypeError(`mcplive: logger must be an object with methods ${LOGGER_METHODS.join(", ")} (console fits), any of them`);
+  }
 }
 
 /** toGoOptions validates connect's options and flattens them for Go (wasm/options.go). */
@@ -122,6 +134,7 @@ export function toGoOptions(options) {
   if (o.onElicit !== undefined && typeof o.onElicit !== "function") {
     throw new TypeError("mcplive: onElicit must be a function that returns the user's answer { action, content? } (or a Promise of it)");
   }
+  checkLogger(o.logger);
   const hb = o.heartbeat;
   if (hb === false) {
     out.heartbeatIntervalMs = -1;

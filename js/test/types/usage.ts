@@ -126,6 +126,11 @@ async function main(): Promise<void> {
   });
   // @ts-expect-error the action is accept, decline or cancel
   await connect("ws://127.0.0.1:8080/mcp", { onElicit: () => ({ action: "ok" }) });
+  // Diagnostics: console fits, and so does an object with some of the levels.
+  await connect("ws://127.0.0.1:8080/mcp", { logger: console });
+  await connect("ws://127.0.0.1:8080/mcp", { logger: { warn: (message: string, attrs) => console.log(message, attrs.err) } });
+  // @ts-expect-error a logger's methods take (message, attrs)
+  await connect("ws://127.0.0.1:8080/mcp", { logger: { warn: (n: number) => n } });
   const tv: ListValue<Tool> = http.tools.get();
   const live: boolean = tv.live;
   const ttl: number | null = tv.ttlMs;
