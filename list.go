@@ -139,6 +139,7 @@ type list struct {
 
 	mu     sync.Mutex
 	snap   ViewSnapshot // Items is an itemSlice
+	unique bool         // snap.Items repeats no key (see diff)
 	subs   map[int]func(ViewUpdate)
 	order  []int
 	nextID int
@@ -151,6 +152,7 @@ func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
 		events: events,
 		none:   none,
 		snap:   ViewSnapshot{Items: none, Status: StatusLoading},
+		unique: true,
 		subs:   make(map[int]func(ViewUpdate)),
 	}}
 }
@@ -213,7 +215,7 @@ func (l *list) watch(fn func(ViewUpdate)) (cancel func()) {
 func (l *list) apply(items itemSlice, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	added, removed, changed, reordered := diff(l.snap.Items.(itemSlice), items)
+	added, removed, changed, reordered, unique := diff(l.snap.Items.(itemSlice), items, l.unique)
 	itemsChanged := added.Len()+removed.Len()+changed.Len() > 0 || reordered
 	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) && sameHint(cache, l.snap.Cache) {
 		// Only the time of the walk moved: readers see it, subscribers
@@ -225,6 +227,7 @@ func (l *list) apply(items itemSlice, status Status, err error, cause Cause, lat
 	if itemsChanged {
 		next.Items = items
 		next.Version++
+		l.unique = unique
 	}
 	l.snap = next
 	u := ViewUpdate{ViewSnapshot: next, Added: added, Removed: removed, Changed: changed, Cause: cause}
@@ -312,7 +315,20 @@ func sameErr(a, b error) bool {
 // diff compares two lists by key. Items whose key is in both but whose raw
 // JSON differs are changed. reordered reports the same set of keys in a
 // different order. A key repeated within a list counts once (first wins).
-func diff(old, cur itemSlice) (added, removed, changed itemSlice, reordered bool) {
+// oldUnique says that old has no repeated key (known from the diff that
+// made it current); curUnique says the same of cur, for the next diff.
+//
+// Most diffs are of lists that differ in a few places: they are compared in
+// place (diffAligned), without hashing every key of both lists; in wasm,
+// where maps hash without AES, two maps of 10,000 keys cost more than the
+// rest of the diff.
+func diff(old, cur itemSlice, oldUnique bool) (added, removed, changed itemSlice, reordered, curUnique bool) {
+	if oldUnique {
+		if add, rem, chg, moved, ok := diffAligned(old, cur); ok {
+			reordered = moved && len(add) == 0 && len(rem) == 0
+			return cur.pick(add), old.pick(rem), cur.pick(chg), reordered, true
+		}
+	}
 	nOld, nCur := old.Len(), cur.Len()
 	var add, rem, chg []int
 	oldByKey := make(map[string]int, nOld)
@@ -322,10 +338,12 @@ func diff(old, cur itemSlice) (added, removed, changed itemSlice, reordered bool
 			oldByKey[k] = i
 		}
 	}
+	curUnique = true
 	seen := make(map[string]bool, nCur)
 	for i := range nCur {
 		k := cur.Key(i)
 		if seen[k] {
+			curUnique = false
 			continue
 		}
 		seen[k] = true
@@ -349,8 +367,82 @@ func diff(old, cur itemSlice) (added, removed, changed itemSlice, reordered bool
 	if nOld != nCur {
 		reordered = reordered || (len(add) == 0 && len(rem) == 0)
 	}
-	return cur.pick(add), old.pick(rem), cur.pick(chg), reordered
+	return cur.pick(add), old.pick(rem), cur.pick(chg), reordered, curUnique
 }
+
+// maxAligned bounds the keys that differ in place for diffAligned: each
+// costs a comparison with every key of the list.
+const maxAligned = 16
+
+// diffAligned is diff for an old list without repeated keys and a new one
+// that keeps the same keys in the same places but for at most maxAligned
+// on each side: a common prefix and suffix are compared in place, the keys
+// between them with each other; moved reports a middle at all. It gives up
+// (ok false) on a longer middle and on a new list that repeats a key, which
+// diff then compares by key.
+func diffAligned(old, cur itemSlice) (add, rem, chg []int, moved, ok bool) {
+	nOld, nCur := old.Len(), cur.Len()
+	p := 0
+	for p < nOld && p < nCur && old.Key(p) == cur.Key(p) {
+		p++
+	}
+	s := 0
+	for s < nOld-p && s < nCur-p && old.Key(nOld-1-s) == cur.Key(nCur-1-s) {
+		s++
+	}
+	oldEnd, curEnd := nOld-s, nCur-s // the middles: old[p:oldEnd], cur[p:curEnd]
+	if oldEnd-p > maxAligned || curEnd-p > maxAligned {
+		return nil, nil, nil, false, false
+	}
+	// cur repeats no key: its prefix and suffix are old's (no repeats), so
+	// only a key of its middle can be a repeat.
+	for i := p; i < curEnd; i++ {
+		k := cur.Key(i)
+		if hasKey(cur, k, p, i) || hasKey(old, k, 0, p) || hasKey(old, k, oldEnd, nOld) {
+			return nil, nil, nil, false, false
+		}
+	}
+	// In old's order: the middle's keys that cur's middle lacks.
+	for j := p; j < oldEnd; j++ {
+		if !hasKey(cur, old.Key(j), p, curEnd) {
+			rem = append(rem, j)
+		}
+	}
+	// In cur's order: changed in the prefix, added or changed in the
+	// middle, changed in the suffix.
+	for i := range p {
+		if !sameBytes(old.RawJSON(i), cur.RawJSON(i)) {
+			chg = append(chg, i)
+		}
+	}
+	for i := p; i < curEnd; i++ {
+		j := indexKey(old, cur.Key(i), p, oldEnd)
+		switch {
+		case j < 0:
+			add = append(add, i)
+		case !sameBytes(old.RawJSON(j), cur.RawJSON(i)):
+			chg = append(chg, i)
+		}
+	}
+	for i := curEnd; i < nCur; i++ {
+		if !sameBytes(old.RawJSON(i-nCur+nOld), cur.RawJSON(i)) {
+			chg = append(chg, i)
+		}
+	}
+	return add, rem, chg, p < oldEnd || p < curEnd, true
+}
+
+// indexKey returns the index of key k in e[from:to], or -1.
+func indexKey(e Entries, k string, from, to int) int {
+	for i := from; i < to; i++ {
+		if e.Key(i) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasKey(e Entries, k string, from, to int) bool { return indexKey(e, k, from, to) >= 0 }
 
 // sameBytes is bytes.Equal that answers at once for the same slice: a
 // re-list reuses unchanged items, raw JSON included.
