@@ -51,7 +51,19 @@ func (c *Client) Ping(ctx context.Context) error {
 // CallTool calls a tool; see Session.CallTool.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
 	return withSession(c, ctx, methodCallTool, func(ctx context.Context, s *Session) (*CallToolResult, error) {
-		return s.CallTool(ctx, name, args, opts)
+		r, err := s.CallTool(ctx, name, args, opts)
+		var rerr *RPCError
+		if errors.As(err, &rerr) && rerr.Code == CodeHeaderMismatch && s.mirrorsParams() {
+			// The server judged the call's Mcp-Param headers against an
+			// inputSchema other than the listed one (2026-07-28 over
+			// Streamable HTTP): as the specification asks, list the tools
+			// again and send the call once more, with the headers of the
+			// schema the server lists now.
+			if c.Refresh(ctx, KindTools) == nil {
+				return s.CallTool(ctx, name, args, opts)
+			}
+		}
+		return r, err
 	})
 }
 

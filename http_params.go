@@ -169,6 +169,13 @@ type paramMirror interface {
 	toolsListed(decls map[string][]paramDecl)
 }
 
+// mirrorsParams reports whether tools/call mirrors x-mcp-header parameters
+// into Mcp-Param headers in s: 2026-07-28 over Streamable HTTP.
+func (s *Session) mirrorsParams() bool {
+	_, ok := s.rpc.conn.(paramMirror)
+	return ok && s.modern
+}
+
 // keepCallable returns the items of a walk (its own slice) as the tools
 // list shows them. In a session that mirrors parameters into headers
 // (2026-07-28 over Streamable HTTP), a tool whose x-mcp-header marks are
@@ -177,10 +184,10 @@ type paramMirror interface {
 // item.
 func (s *Session) keepCallable(items itemSlice) itemSlice {
 	tools, ok := items.(entries[Tool])
-	mirror, mirrors := s.rpc.conn.(paramMirror)
-	if !ok || !s.modern || !mirrors {
+	if !ok || !s.mirrorsParams() {
 		return items
 	}
+	mirror := s.rpc.conn.(paramMirror)
 	var decls map[string][]paramDecl
 	n := 0
 	for i := range tools {

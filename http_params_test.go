@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcplive/mcplive/internal/mcptest"
@@ -143,4 +144,69 @@ func paramHeaders(h http.Header) map[string]string {
 		}
 	}
 	return out
+}
+
+// A server whose tools/list showed an older inputSchema than the one it
+// checks calls against answers a call with HeaderMismatch (-32020): the
+// client lists the tools again and sends the call once more, with the
+// headers of the schema listed now. Where the marks mean nothing
+// (2025-11-25, WebSocket) the call succeeds at once, without a re-list.
+func TestHTTPParamHeaderMismatchRelists(t *testing.T) {
+	t.Parallel()
+	for _, tr := range sdkTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			var stale atomic.Bool // tools/list shows route without its marks
+			var lists atomic.Int32
+			stale.Store(true)
+			calls := make(chan http.Header, 4)
+			srv := tr.start(t, &mcptest.Options{Setup: func(s *mcp.Server) {
+				s.AddTool(&mcp.Tool{Name: "route", InputSchema: json.RawMessage(paramsSchema)},
+					func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						var h http.Header
+						if req.Extra != nil {
+							h = req.Extra.Header.Clone()
+						}
+						calls <- h
+						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "routed"}}}, nil
+					})
+				s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						res, err := next(ctx, method, req)
+						if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+							lists.Add(1)
+							if stale.Load() {
+								out := *r
+								out.Tools = []*mcp.Tool{{Name: "route", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"}}}`)}}
+								return &out, nil
+							}
+						}
+						return res, err
+					}
+				})
+			}})
+			mirrors := srv.HTTP != nil && !legacyEra()
+			c := liveConnect(t, srv.URL, liveOptions())
+			before := lists.Load()
+			stale.Store(false) // the schema changes without a list_changed
+
+			res, err := c.CallTool(liveCtx(t), "route", paramsArgs, nil)
+			assertNoErr(t, err, "CallTool route")
+			assertEqual(t, res.Content[0].Text, "routed", "result")
+			h := paramHeaders(recv(t, calls, "the call's headers"))
+			relists := lists.Load() - before
+			if mirrors {
+				assertEqual(t, h["Mcp-Param-Region"], "us-west1", "Mcp-Param-Region of the call sent again")
+				assertEqual(t, relists, int32(1), "tools/list requests after the mismatch")
+			} else {
+				assertEqual(t, h, map[string]string{}, "Mcp-Param headers")
+				assertEqual(t, relists, int32(0), "tools/list requests")
+			}
+			select {
+			case extra := <-calls:
+				t.Fatalf("the tool ran twice (second headers %v)", extra)
+			default:
+			}
+		})
+	}
 }
