@@ -2,12 +2,13 @@
 // wasm, real go-sdk server, headless Chromium) and the TypeScript type test.
 // `node test/run.js test/x.test.js …` runs only those suites (no type test).
 //
-// The wasm is built by ../build.sh; when js/mcplive.wasm is missing it is
-// built here too. The Go test server and the test build of the wasm (with
+// The wasm is built by ../build.sh; when js/mcplive.wasm is missing, or
+// older than a Go source of the package or the binding, it is built here
+// too (a stale wasm fails tests of new code in confusing ways). The Go test server and the test build of the wasm (with
 // the debugPanic hook of wasm/debug.go, which the shipped wasm lacks) are
 // always (re)built (the Go build cache makes that quick).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, copyFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, copyFileSync, readdirSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -32,8 +33,21 @@ if (modfile.status !== 0) {
 }
 const modflag = `-modfile=${modfile.stdout.trim()}`;
 
-if (!existsSync(path.join(js, "mcplive.wasm")) || !existsSync(path.join(js, "wasm_exec.js"))) {
-  console.log("npm test: js/mcplive.wasm missing, building it (../build.sh does this with the size check)");
+/** newestSource is the latest mtime (ms) of the Go sources the shipped wasm is built from. */
+function newestSource() {
+  let newest = 0;
+  for (const dir of [root, path.join(root, "wasm")]) {
+    for (const f of readdirSync(dir)) {
+      if (/\.go$/.test(f) && !/_test\.go$/.test(f) || f === "go.mod" || f === "go.sum") newest = Math.max(newest, statSync(path.join(dir, f)).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+const shipped = path.join(js, "mcplive.wasm");
+const missing = !existsSync(shipped) || !existsSync(path.join(js, "wasm_exec.js"));
+if (missing || statSync(shipped).mtimeMs < newestSource()) {
+  console.log(`npm test: js/mcplive.wasm ${missing ? "missing" : "older than the Go sources"}, building it (../build.sh does this with the size check)`);
   run("go", ["build", modflag, "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
