@@ -65,7 +65,7 @@ func describe(err error) *errorInfo {
 		info.Name = "ClosedError"
 	case errors.Is(err, mcplive.ErrUnsupported):
 		info.Name = "UnsupportedError"
-	case errors.Is(err, mcplive.ErrProtocol):
+	case errors.Is(err, mcplive.ErrProtocol), errors.Is(err, mcplive.ErrIncompleteResult):
 		info.Name = "ProtocolError"
 	}
 	return info
@@ -154,6 +154,7 @@ func jsMessage(err error) string {
 	}
 	s = strings.ReplaceAll(s, "mcplive: ", "")
 	s = strings.ReplaceAll(s, "(OnUnauthorized: ", "(")
+	s = strings.ReplaceAll(s, "Options.OnElicit is not set", "connect was given no onElicit")
 	s = strings.ReplaceAll(s, "context deadline exceeded", "timed out")
 	parts := strings.Split(s, ": ")
 	kept := parts[:0]

@@ -41,6 +41,8 @@ func TestDescribe(t *testing.T) {
 		{fmt.Errorf("callTool: %w: the tool name is empty", errArgs), "TypeError", "callTool: bad arguments: the tool name is empty"},
 		{fmt.Errorf("mcplive: connect ws://h/mcp: %w", context.Canceled), "AbortError", "connect ws://h/mcp"},
 		{errors.New("version 2025-11-25 of 10 items"), "Error", "version 2025-11-25 of 10 items"},
+		{fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", "tools/call", mcplive.ErrIncompleteResult, "elicitation/create", "who", "Options.OnElicit is not set"),
+			"ProtocolError", `tools/call: incomplete result: the server asks for elicitation/create (input "who"), and connect was given no onElicit`},
 		{fmt.Errorf("mcplive: initialize: initialize: %w: POST http://h/mcp: boom", mcplive.ErrProtocol), "ProtocolError", "initialize: protocol violation: POST http://h/mcp: boom"},
 	}
 	for _, c := range cases {

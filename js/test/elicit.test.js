@@ -74,8 +74,10 @@ describe("onElicit, the options", () => {
       const client = await connect(server.mcp);
       try {
         await assert.rejects(client.callTool("ask", {}), (err) => {
+          assert.equal(err.name, "ProtocolError");
           assert.match(err.message, /elicitation\/create/);
-          assert.match(err.message, /OnElicit is not set|incomplete result/);
+          assert.match(err.message, /incomplete result.*connect was given no onElicit/);
+          assert.doesNotMatch(err.message, /Options\.|mcplive:/);
           return true;
         });
       } finally {
