@@ -248,7 +248,9 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  *   metadata), `scope` and `wwwAuthenticate`.
  * - `ClosedError`: the client is closed or the connection dropped.
  * - `UnsupportedError`: the server's capabilities do not allow the call; nothing was sent.
- * - `ProtocolError`: the server broke the protocol.
+ * - `ProtocolError`: the server broke the protocol, or answered with a
+ *   result this client cannot complete (a request for input without
+ *   `onElicit`, for sampling, or after 10 rounds).
  *
  * A mistake in the arguments (a missing tool name, an unknown logging level,
  * an unknown option) is a `TypeError`: thrown by `connect`, `on`,
