@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -270,21 +271,44 @@ type pageInfo struct {
 	cacheScope string
 }
 
+// listPage is one page of a list walk: its items array, undecoded, and
+// the array's elements (array is false when the member is absent or not an
+// array; null is an empty array).
+type listPage struct {
+	raw   rawRef
+	items []rawRef
+	array bool
+}
+
 // parseListPage returns a list result's items array (field: "tools",
-// "prompts", "resources" or "resourceTemplates"), undecoded, its cursor and
-// its caching hints. res was validated with the whole message
-// (parseEnvelope), so it is walked here without a second validation; the
-// walk still checks every bound and never panics, whatever res holds. The
-// items share res's bytes (see rawRef).
-func parseListPage(res []byte, field string) (items rawRef, next *string, info pageInfo, err error) {
+// "prompts", "resources" or "resourceTemplates"), undecoded and split into
+// its elements (appended to buf's spare capacity), its cursor and its
+// caching hints. res was validated with the whole message (parseEnvelope),
+// so it is walked here without a second validation, and the items array
+// is split in the same pass that finds it; the walk still checks every
+// bound and never panics, whatever res holds. The items share res's bytes
+// (see rawRef).
+func parseListPage(res []byte, field string, buf []rawRef) (page listPage, next *string, info pageInfo, err error) {
 	info.ttlMs = -1
-	ok := walkMembers(res, func(key, val []byte) {
+	ok := walkObject(res, func(key []byte, i int) int {
+		if !isKey(key, field) || (res[i] != '[' && res[i] != 'n') {
+			return 0
+		}
+		items, end, ok := splitArrayAt(res, i, buf[len(buf):len(buf)])
+		if !ok {
+			return 0
+		}
+		page = listPage{raw: rawRef(res[i:end:end]), items: items, array: true}
+		return end
+	}, func(key, val []byte) {
 		if err != nil {
 			return
 		}
 		switch unquote(key) {
 		case field:
-			items = rawRef(val[:len(val):len(val)])
+			if !page.array || &page.raw[0] != &val[0] {
+				page = listPage{raw: rawRef(val[:len(val):len(val)])}
+			}
 		case "nextCursor":
 			switch val[0] {
 			case '"':
@@ -310,15 +334,23 @@ func parseListPage(res []byte, field string) (items rawRef, next *string, info p
 		}
 	})
 	if err != nil {
-		return nil, nil, info, err
+		return listPage{}, nil, info, err
 	}
 	if !ok {
 		if i := skipWS(res, 0); i >= len(res) || res[i] != '{' {
-			return nil, nil, info, errors.New("the result is not a JSON object")
+			return listPage{}, nil, info, errors.New("the result is not a JSON object")
 		}
-		return nil, nil, info, errSyntax
+		return listPage{}, nil, info, errSyntax
 	}
-	return items, next, info, nil
+	return page, next, info, nil
+}
+
+// isKey reports whether the key token tok (with its quotes) is name.
+func isKey(tok []byte, name string) bool {
+	if bytes.IndexByte(tok, '\\') >= 0 {
+		return unquote(tok) == name
+	}
+	return len(tok) == len(name)+2 && string(tok[1:len(tok)-1]) == name
 }
 
 // walkMembers calls fn with each member of the JSON object res, which is
@@ -326,6 +358,13 @@ func parseListPage(res []byte, field string) (items rawRef, next *string, info p
 // every bound and never panics, whatever res holds; it reports false when
 // res is not an object or ends early.
 func walkMembers(res []byte, fn func(key, val []byte)) bool {
+	return walkObject(res, nil, fn)
+}
+
+// walkObject is walkMembers where skip, when not nil, may pass over a
+// member's value itself: given the key and the value's start, it returns
+// the index just past the value, or 0 to leave it to skipValid.
+func walkObject(res []byte, skip func(key []byte, i int) int, fn func(key, val []byte)) bool {
 	i := skipWS(res, 0)
 	if i >= len(res) || res[i] != '{' {
 		return false
@@ -342,7 +381,13 @@ func walkMembers(res []byte, fn func(key, val []byte)) bool {
 			return false
 		}
 		i = skipWS(res, i+1)
-		end := skipValid(res, i)
+		end := 0
+		if skip != nil && i < len(res) {
+			end = skip(key, i)
+		}
+		if end <= i {
+			end = skipValid(res, i)
+		}
 		if end <= i {
 			return false
 		}
@@ -409,14 +454,23 @@ func skipValid(b []byte, i int) int {
 // encoding/json. A value that is not an array reports false; null is an
 // empty list.
 func splitArray(b []byte) ([]rawRef, bool) {
-	i := skipWS(b, 0)
+	out, end, ok := splitArrayAt(b, skipWS(b, 0), nil)
+	return out, ok && skipWS(b, end) == len(b)
+}
+
+// splitArrayAt splits the array (or null) at b[i], appending its elements
+// to out, and returns the index just past it.
+func splitArrayAt(b []byte, i int, out []rawRef) ([]rawRef, int, bool) {
 	if i < len(b) && b[i] == 'n' {
-		return nil, true
+		if len(b)-i < 4 {
+			return nil, 0, false
+		}
+		return out, i + 4, true
 	}
 	if i >= len(b) || b[i] != '[' {
-		return nil, false
+		return nil, 0, false
 	}
-	var out []rawRef
+	first := len(out)
 	start, depth := -1, 0
 	for i++; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -442,16 +496,16 @@ func splitArray(b []byte) ([]rawRef, bool) {
 			}
 			if start >= 0 {
 				out = append(out, trimRef(b[start:i]))
-			} else if len(out) > 0 {
-				return nil, false // [1,]
+			} else if len(out) > first {
+				return nil, 0, false // [1,]
 			}
-			return out, skipWS(b, i+1) == len(b)
+			return out, i + 1, true
 		case ',':
 			if depth > 0 {
 				continue
 			}
 			if start < 0 {
-				return nil, false
+				return nil, 0, false
 			}
 			out = append(out, trimRef(b[start:i]))
 			start = -1
@@ -461,7 +515,7 @@ func splitArray(b []byte) ([]rawRef, bool) {
 			}
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
 // trimRef cuts trailing white space and the capacity.

@@ -43,21 +43,21 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 }
 
 func TestParseListPage(t *testing.T) {
-	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), "tools")
-	if err != nil || string(items) != `[{"name":"a"}]` || next == nil || *next != "c2" {
-		t.Fatalf("got %s %v %v", items, next, err)
+	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), "tools", nil)
+	if err != nil || string(items.raw) != `[{"name":"a"}]` || len(items.items) != 1 || next == nil || *next != "c2" {
+		t.Fatalf("got %s %v %v", items.raw, next, err)
 	}
-	items, next, _, err = parseListPage([]byte(`{"tools":[]}`), "tools")
-	if err != nil || string(items) != `[]` || next != nil {
-		t.Fatalf("got %s %v %v", items, next, err)
+	items, next, _, err = parseListPage([]byte(`{"tools":[]}`), "tools", nil)
+	if err != nil || string(items.raw) != `[]` || !items.array || next != nil {
+		t.Fatalf("got %s %v %v", items.raw, next, err)
 	}
 	// parseListPage takes results that parseEnvelope validated; on
 	// anything else it must still fail or succeed without a panic.
 	for _, odd := range []string{`{"tools":[}`, `{"tools`, `{"a":"\`, `{"a":[[[`, `{`, `{"a"`, `{"a":`, `{"a":1,`, `{"tools":"x"}`} {
-		parseListPage([]byte(odd), "tools")
+		parseListPage([]byte(odd), "tools", nil)
 	}
 	for _, bad := range []string{`[]`, `{"tools":[],"nextCursor":5}`, `"x"`, ``} {
-		if _, _, _, err := parseListPage([]byte(bad), "tools"); err == nil {
+		if _, _, _, err := parseListPage([]byte(bad), "tools", nil); err == nil {
 			t.Errorf("parseListPage(%s): no error", bad)
 		}
 	}
@@ -70,9 +70,19 @@ func FuzzParseListPage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		items, next, _, err := parseListPage(b, "tools")
+		page, next, _, err := parseListPage(b, "tools", make([]rawRef, 1, 4))
 		if !json.Valid(b) || err != nil {
 			return
+		}
+		items := page.raw
+		if elems, ok := splitArray(items); ok != page.array || len(elems) != len(page.items) {
+			t.Fatalf("%q: split %d elements (array %v), splitArray %d (%v)", items, len(page.items), page.array, len(elems), ok)
+		} else {
+			for i := range elems {
+				if string(elems[i]) != string(page.items[i]) || cap(page.items[i]) != len(page.items[i]) {
+					t.Fatalf("%q: element %d is %q (cap %d), splitArray %q", items, i, page.items[i], cap(page.items[i]), elems[i])
+				}
+			}
 		}
 		var m map[string]json.RawMessage // exact member names, last one wins
 		if json.Unmarshal(b, &m) != nil {

@@ -8,17 +8,20 @@ import (
 )
 
 // listRaw walks every page of a list and returns, in order, the items
-// array of each page, undecoded, and the pages' caching hints. A cursor
+// array of each page, undecoded but split into its elements, and the pages'
+// caching hints. sizeHint is the number of items expected (0: unknown): the
+// elements of every page share one slice of that capacity. A cursor
 // seen twice, or more than MaxPages pages, ends the walk with an error
 // wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
 // in the modern era it is a cursor like any other, and only an absent one
 // ends it.
-func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, *CacheHint, error) {
+func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]listPage, *CacheHint, error) {
 	if err := s.need(spec.method, spec.offered(s.caps()), spec.capability); err != nil {
 		return nil, nil, err
 	}
 	var hint *CacheHint
-	var all []rawRef
+	var all []listPage
+	elems := make([]rawRef, 0, sizeHint)
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
@@ -33,7 +36,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, *CacheH
 		if err != nil {
 			return nil, nil, err
 		}
-		items, next, info, err := parseListPage(res, spec.field)
+		items, next, info, err := parseListPage(res, spec.field, elems)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
@@ -42,6 +45,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]rawRef, *CacheH
 		}
 		hint = hint.merge(info)
 		all = append(all, items)
+		elems = items.items[len(items.items):]
 		if next == nil || (*next == "" && !s.modern) {
 			return all, hint, nil
 		}
@@ -130,45 +134,51 @@ type rawSetter[T Item] interface {
 }
 
 // decodeItems decodes the items arrays of a walk's pages into b, keeping
-// each item's raw JSON, and rejects items without a key. Each page is
-// split into its items' raw JSON by splitArray, then decoded at once by
-// addPage.
-func decodeItems(spec kindSpec, pages []rawRef, b builder) error {
-	method, kind := spec.method, spec.kind
-	raws := make([][]rawRef, len(pages))
+// each item's raw JSON, and rejects items without a key. Each page was
+// split into its items' raw JSON by parseListPage, and is decoded at once
+// by addPage.
+func decodeItems(spec kindSpec, pages []listPage, b builder) error {
+	method := spec.method
 	total := 0
 	for p, page := range pages {
-		var ok bool
-		if raws[p], ok = splitArray(page); !ok {
-			return fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+		if err := checkArray(spec, p, page); err != nil {
+			return err
 		}
-		total += len(raws[p])
+		total += len(page.items)
 	}
 	b.grow(total)
 	base := 0
 	for p, page := range pages {
-		if ok, err := b.addPage(page, len(raws[p])); !ok {
+		if ok, err := b.addPage(page.raw, len(page.items)); !ok {
 			// Find the item at fault, for the error text.
-			for i, raw := range raws[p] {
+			for i, raw := range page.items {
 				if _, err := b.add(raw); err != nil {
 					return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
 				}
 			}
 			return fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
 		}
-		for i, raw := range raws[p] {
+		for i, raw := range page.items {
 			if b.setRaw(base+i, raw) == "" {
 				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, snippet(raw)))
 			}
 		}
-		base += len(raws[p])
+		base += len(page.items)
 	}
 	return nil
 }
 
+// checkArray fails a page whose items are not an array.
+func checkArray(spec kindSpec, p int, page listPage) error {
+	if page.array {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, snippet(page.raw)))
+}
+
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
 	spec, _ := specOf(kind)
-	raws, _, err := s.listRaw(ctx, spec)
+	raws, _, err := s.listRaw(ctx, spec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -185,24 +195,37 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 // change of a 10,000-item list then decodes one item instead of 10,000,
 // which matters most in wasm, where encoding/json is slow.
 func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
-	pages, hint, err := s.listRaw(ctx, spec)
+	n := prev.Len()
+	pages, hint, err := s.listRaw(ctx, spec, n+n/8+8)
 	if err != nil {
 		return nil, err
 	}
-	n := prev.Len()
 	if n == 0 {
 		return hint, decodeItems(spec, pages, b)
 	}
 	// Most items come back in the same order: try prev's next item first,
-	// then a few further on (a removal); only then look the raw JSON up
-	// in a map, built on first need. The raw JSON of a listed item is
-	// never modified, so a string view of it is a safe map key.
+	// then a few further on (a removal); then, for the first few items not
+	// found there (a new item, a move), every item of prev; only then look
+	// the raw JSON up in a map, built on first need: in wasm, hashing the
+	// raw JSON of 10,000 items costs more than comparing their lengths a
+	// few times over. The raw JSON of a listed item is never modified, so a
+	// string view of it is a safe map key.
 	var known map[string]int
+	scans := 0
 	lookup := func(raw []byte, next int) (int, bool) {
 		for j := next; j < n && j < next+4; j++ {
 			if sameBytes(prev.RawJSON(j), raw) {
 				return j, true
 			}
+		}
+		if known == nil && scans < maxScans {
+			scans++
+			for j := range n {
+				if sameBytes(prev.RawJSON(j), raw) {
+					return j, true
+				}
+			}
+			return 0, false
 		}
 		if known == nil {
 			known = make(map[string]int, n)
@@ -215,15 +238,14 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 		j, ok := known[string(raw)]
 		return j, ok
 	}
-	method, kind := spec.method, spec.kind
+	method := spec.method
 	b.grow(n + 1)
 	count, next := 0, 0
 	for p, page := range pages {
-		raws, ok := splitArray(page)
-		if !ok {
-			return nil, fmt.Errorf("%s: %w", method, protocolError("page %d: the %s are not an array: %s", p+1, kind, snippet(page)))
+		if err := checkArray(spec, p, page); err != nil {
+			return nil, err
 		}
-		for _, raw := range raws {
+		for _, raw := range page.items {
 			if j, ok := lookup(raw, next); ok {
 				b.reuse(j)
 				next = j + 1
@@ -242,6 +264,10 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 	}
 	return hint, nil
 }
+
+// maxScans is how many items a re-list looks for in all of prev by
+// comparison before it builds a map of prev's raw JSON.
+const maxScans = 8
 
 // ListTools returns every tool, following nextCursor over all pages.
 func (s *Session) ListTools(ctx context.Context) ([]Tool, error) {

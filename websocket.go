@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -90,25 +89,13 @@ type wsConn struct {
 }
 
 func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
-	typ, r, err := w.c.Reader(ctx)
+	typ, data, err := w.readMessage(ctx)
 	if err != nil {
 		return nil, w.readErr(err)
 	}
 	if typ != websocket.MessageText {
 		w.planClose(closeProtocol, "binary frames are not MCP messages")
 		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
-	}
-	var data []byte
-	if sized, ok := r.(interface{ Len() int }); ok && int64(sized.Len()) <= w.limit {
-		// The browser build hands over a message already in memory:
-		// copy it once, without io.ReadAll's growing buffer.
-		data = make([]byte, sized.Len())
-		_, err = io.ReadFull(r, data)
-	} else {
-		data, err = io.ReadAll(io.LimitReader(r, w.limit+1))
-	}
-	if err != nil {
-		return nil, w.readErr(err)
 	}
 	if int64(len(data)) > w.limit {
 		w.planClose(closeMessageLarge, "message too big")

@@ -1,0 +1,62 @@
+package mcplive
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchPage is a tools/list answer of 100 tools as the browser benchmark's
+// server sends them (bench/server): about 26 KB.
+func benchPage() []byte {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":7,"result":{"tools":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"description":"Benchmark tool number %d: looks things up.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What to look for"},"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["query"]},"name":"t%05d"}`, i, i)
+	}
+	b.WriteString(`],"nextCursor":"eyJsYXN0IjoidDAwMDk5In0="}}`)
+	return []byte(b.String())
+}
+
+// BenchmarkReadListPage is what every page of a walk costs before its items
+// are compared: the message's validation and the page's split. Run it in
+// wasm too (GOOS=js GOARCH=wasm, under Node), where it is 4-8× slower.
+func BenchmarkReadListPage(b *testing.B) {
+	page := benchPage()
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	var buf []rawRef
+	for b.Loop() {
+		m, _, err := decodeMessage(page)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, next, _, err := parseListPage(m.Result, "tools", buf[:0])
+		if err != nil || len(p.items) != 100 || next == nil {
+			b.Fatalf("%d items, %v", len(p.items), err)
+		}
+		buf = p.items
+	}
+}
+
+func BenchmarkReadListPageParts(b *testing.B) {
+	page := benchPage()
+	m, _, _ := decodeMessage(page)
+	b.Run("validate", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := decodeMessage(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("split", func(b *testing.B) {
+		var buf []rawRef
+		for b.Loop() {
+			p, _, _, _ := parseListPage(m.Result, "tools", buf[:0])
+			buf = p.items
+		}
+	})
+}

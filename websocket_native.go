@@ -1,0 +1,21 @@
+//go:build !js
+
+package mcplive
+
+import (
+	"context"
+	"io"
+
+	"github.com/coder/websocket"
+)
+
+// readMessage reads one message, at most w.limit+1 bytes of it: a bigger
+// one is refused without being read whole.
+func (w *wsConn) readMessage(ctx context.Context) (websocket.MessageType, []byte, error) {
+	typ, r, err := w.c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, w.limit+1))
+	return typ, data, err
+}
