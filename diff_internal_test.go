@@ -35,7 +35,7 @@ func TestDiffAlignedMatchesByKey(t *testing.T) {
 			old = append(old, tool(k, 0))
 		}
 		cur := slices.Clone(old)
-		for range r.IntN(4) {
+		for range r.IntN(6) {
 			switch op := r.IntN(5); {
 			case op == 0 && len(cur) > 0: // remove
 				i := r.IntN(len(cur))

@@ -318,15 +318,14 @@ func sameErr(a, b error) bool {
 // oldUnique says that old has no repeated key (known from the diff that
 // made it current); curUnique says the same of cur, for the next diff.
 //
-// Most diffs are of lists that differ in a few places: they are compared in
-// place (diffAligned), without hashing every key of both lists; in wasm,
-// where maps hash without AES, two maps of 10,000 keys cost more than the
-// rest of the diff.
+// Most diffs are of lists that differ in a few places: they are compared
+// side by side (diffAligned), without hashing every key of both lists; in
+// wasm, where maps hash without AES, two maps of 10,000 keys cost more than
+// the rest of the diff.
 func diff(old, cur itemSlice, oldUnique bool) (added, removed, changed itemSlice, reordered, curUnique bool) {
 	if oldUnique {
-		if add, rem, chg, moved, ok := diffAligned(old, cur); ok {
-			reordered = moved && len(add) == 0 && len(rem) == 0
-			return cur.pick(add), old.pick(rem), cur.pick(chg), reordered, true
+		if add, rem, chg, ok := diffAligned(old, cur); ok {
+			return cur.pick(add), old.pick(rem), cur.pick(chg), false, true
 		}
 	}
 	nOld, nCur := old.Len(), cur.Len()
@@ -374,62 +373,73 @@ func diff(old, cur itemSlice, oldUnique bool) (added, removed, changed itemSlice
 // costs a comparison with every key of the list.
 const maxAligned = 16
 
+// lookAhead is how far diffAligned looks for the key it expected.
+const lookAhead = 8
+
 // diffAligned is diff for an old list without repeated keys and a new one
-// that keeps the same keys in the same places but for at most maxAligned
-// on each side: a common prefix and suffix are compared in place, the keys
-// between them with each other; moved reports a middle at all. It gives up
-// (ok false) on a longer middle and on a new list that repeats a key, which
-// diff then compares by key.
-func diffAligned(old, cur itemSlice) (add, rem, chg []int, moved, ok bool) {
+// that keeps the others' order: both are walked side by side, and where
+// their keys part, a few items on either side are taken as added or
+// removed (at most maxAligned in all, each found within lookAhead). It
+// gives up (ok false) on more, on a key that moved, and on a new list that
+// repeats a key, which diff then compares by key. With add and rem empty,
+// the lists have the same keys in the same order: not reordered.
+func diffAligned(old, cur itemSlice) (add, rem, chg []int, ok bool) {
 	nOld, nCur := old.Len(), cur.Len()
-	p := 0
-	for p < nOld && p < nCur && old.Key(p) == cur.Key(p) {
-		p++
-	}
-	s := 0
-	for s < nOld-p && s < nCur-p && old.Key(nOld-1-s) == cur.Key(nCur-1-s) {
-		s++
-	}
-	oldEnd, curEnd := nOld-s, nCur-s // the middles: old[p:oldEnd], cur[p:curEnd]
-	if oldEnd-p > maxAligned || curEnd-p > maxAligned {
-		return nil, nil, nil, false, false
-	}
-	// cur repeats no key: its prefix and suffix are old's (no repeats), so
-	// only a key of its middle can be a repeat.
-	for i := p; i < curEnd; i++ {
-		k := cur.Key(i)
-		if hasKey(cur, k, p, i) || hasKey(old, k, 0, p) || hasKey(old, k, oldEnd, nOld) {
-			return nil, nil, nil, false, false
+	i, j := 0, 0
+	for i < nOld || j < nCur {
+		if len(add)+len(rem) > maxAligned {
+			return nil, nil, nil, false
+		}
+		if i < nOld && j < nCur {
+			k := old.Key(i)
+			if k == cur.Key(j) {
+				if !sameBytes(old.RawJSON(i), cur.RawJSON(j)) {
+					chg = append(chg, j)
+				}
+				i, j = i+1, j+1
+				continue
+			}
+			// Items added before old's next key, or removed before
+			// cur's; otherwise old's is replaced by cur's.
+			if d := indexKey(cur, k, j+1, min(nCur, j+1+lookAhead)); d > 0 {
+				for ; j < d; j++ {
+					add = append(add, j)
+				}
+				continue
+			}
+			if d := indexKey(old, cur.Key(j), i+1, min(nOld, i+1+lookAhead)); d > 0 {
+				for ; i < d; i++ {
+					rem = append(rem, i)
+				}
+				continue
+			}
+		}
+		if i < nOld {
+			rem = append(rem, i)
+			i++
+		}
+		if j < nCur {
+			add = append(add, j)
+			j++
 		}
 	}
-	// In old's order: the middle's keys that cur's middle lacks.
-	for j := p; j < oldEnd; j++ {
-		if !hasKey(cur, old.Key(j), p, curEnd) {
-			rem = append(rem, j)
+	if len(add)+len(rem) > maxAligned {
+		return nil, nil, nil, false
+	}
+	// An added key that old has is a move or a repeat; two added keys
+	// alike are a repeat. (A removed key that cur has is one of these.)
+	for n, a := range add {
+		k := cur.Key(a)
+		if hasKey(old, k, 0, nOld) {
+			return nil, nil, nil, false
+		}
+		for _, b := range add[:n] {
+			if cur.Key(b) == k {
+				return nil, nil, nil, false
+			}
 		}
 	}
-	// In cur's order: changed in the prefix, added or changed in the
-	// middle, changed in the suffix.
-	for i := range p {
-		if !sameBytes(old.RawJSON(i), cur.RawJSON(i)) {
-			chg = append(chg, i)
-		}
-	}
-	for i := p; i < curEnd; i++ {
-		j := indexKey(old, cur.Key(i), p, oldEnd)
-		switch {
-		case j < 0:
-			add = append(add, i)
-		case !sameBytes(old.RawJSON(j), cur.RawJSON(i)):
-			chg = append(chg, i)
-		}
-	}
-	for i := curEnd; i < nCur; i++ {
-		if !sameBytes(old.RawJSON(i-nCur+nOld), cur.RawJSON(i)) {
-			chg = append(chg, i)
-		}
-	}
-	return add, rem, chg, p < oldEnd || p < curEnd, true
+	return add, rem, chg, true
 }
 
 // indexKey returns the index of key k in e[from:to], or -1.

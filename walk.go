@@ -70,8 +70,8 @@ type builder interface {
 	// add decodes one item, appends it with raw as its raw JSON and
 	// returns its key.
 	add(raw []byte) (key string, err error)
-	// reuse appends the builder's previous item j as it is.
-	reuse(j int)
+	// reuse appends the builder's previous items [from, to) as they are.
+	reuse(from, to int)
 	// setRaw sets the raw JSON of item i and returns its key.
 	setRaw(i int, raw []byte) (key string)
 	// items returns what was built.
@@ -118,7 +118,7 @@ func (b *build[T, PT]) add(raw []byte) (string, error) {
 	return it.Key(), nil
 }
 
-func (b *build[T, PT]) reuse(j int) { b.out = append(b.out, b.prev[j]) }
+func (b *build[T, PT]) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
 
 func (b *build[T, PT]) setRaw(i int, raw []byte) string {
 	PT(&b.out[i]).setRaw(json.RawMessage(raw))
@@ -241,17 +241,30 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 	method := spec.method
 	b.grow(n + 1)
 	count, next := 0, 0
+	// Reused items are appended in runs, [from, next): one copy per run
+	// rather than one append per item.
+	from := 0
+	flush := func() {
+		if from < next {
+			b.reuse(from, next)
+		}
+	}
 	for p, page := range pages {
 		if err := checkArray(spec, p, page); err != nil {
 			return nil, err
 		}
 		for _, raw := range page.items {
 			if j, ok := lookup(raw, next); ok {
-				b.reuse(j)
+				if j != next {
+					flush()
+					from = j
+				}
 				next = j + 1
 				count++
 				continue
 			}
+			flush()
+			from = next
 			key, err := b.add(raw)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
@@ -262,6 +275,7 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 			count++
 		}
 	}
+	flush()
 	return hint, nil
 }
 
