@@ -30,7 +30,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		}
 		var params any
 		if cursor != nil {
-			params = map[string]string{"cursor": *cursor}
+			params = cursorParams{*cursor} // encoded without a map's sorting of keys
 		}
 		res, err := s.requestRaw(ctx, spec.method, params)
 		if err != nil {
@@ -55,6 +55,11 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		seen[*next] = true
 		cursor = next
 	}
+}
+
+// cursorParams are the params of a list request after the first page.
+type cursorParams struct {
+	Cursor string `json:"cursor"`
 }
 
 // builder gathers the items of one walk: the only part of decoding and
