@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -180,13 +181,30 @@ func (c *conn) fail(code websocket.StatusCode, reason string, err error) error {
 	return err
 }
 
-// Write implements [mcp.Connection].
+// writeTimeout bounds one message's write once it has started: a write
+// that takes longer means a peer that stopped reading, and the connection
+// is closed.
+const writeTimeout = 10 * time.Second
+
+// Write implements [mcp.Connection]. go-sdk writes with the context of the
+// request concerned (a server→client request such as elicitation/create
+// with the tool's context), and coder/websocket closes the whole
+// connection when a Write's context ends while the frame is written — and
+// also when it ends right after the frame went out, before the write
+// returned. So one cancelled request would close the connection of every
+// other: the context only stops a write that has not started; once
+// started, the frame is finished, bounded by writeTimeout.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("mcpws: encode message: %w", err)
 	}
-	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if err := c.ws.Write(wctx, websocket.MessageText, data); err != nil {
 		return fmt.Errorf("mcpws: write: %w", err)
 	}
 	return nil
