@@ -25,8 +25,11 @@
 // subscriptions/listen stream the client opens), falling back to
 // initialize and 2025-11-25 for a server of that era.
 //
-// The package has no cgo and no syscall/js: it builds natively and with
-// GOOS=js GOARCH=wasm, where the wasm/ binding exposes it to JavaScript.
+// The package has no cgo: it builds natively and with GOOS=js GOARCH=wasm,
+// where the wasm/ binding exposes it to JavaScript. Its one use of
+// syscall/js is the fetch twin of the HTTP round trip (http_js.go), as
+// coder/websocket's own browser build; under js it does not import
+// net/http (see Header).
 // Caveats under WebAssembly: WebSocket pings do not exist in browsers, so a
 // dead connection is found by the heartbeat (Options.HeartbeatInterval: MCP
 // ping, or server/discover in 2026-07-28); a dial that times out may leave
