@@ -78,19 +78,8 @@ func (s *tokenSource) refused(ctx context.Context, e *mcplive.AuthError) error {
 // late answer is then dropped. (One callback and a string, not the
 // Promise's then with two: every Go function costs the wasm kilobytes.)
 func (s *tokenSource) ask(ctx context.Context, refusal any) (string, error) {
-	ch := make(chan string, 1)
-	var done safejs.Func
-	done, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		done.Release()
-		r, _ := argString(args, 0)
-		ch <- r
-		return nil
-	})
+	_, ch, err := invokeWithDone(s.fn, refusal)
 	if err != nil {
-		return "", err
-	}
-	if _, err := s.fn.Invoke(done, refusal); err != nil {
-		done.Release()
 		return "", err
 	}
 	select {

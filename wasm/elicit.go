@@ -29,20 +29,8 @@ func (h *hooks) onElicit() func(context.Context, *mcplive.ElicitRequest) (*mcpli
 // connection ended, the call was aborted) the callback is aborted; JS then
 // calls done at once, which releases it.
 func (h *hooks) elicit(ctx context.Context, req *mcplive.ElicitRequest) (*mcplive.ElicitResult, error) {
-	ch := make(chan string, 1)
-	var done safejs.Func
-	done, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		done.Release()
-		r, _ := argString(args, 0)
-		ch <- r
-		return nil
-	})
+	abort, ch, err := invokeWithDone(h.elicitFn, string(req.Raw))
 	if err != nil {
-		return nil, err
-	}
-	abort, err := h.elicitFn.Invoke(done, string(req.Raw))
-	if err != nil {
-		done.Release()
 		return nil, errors.New("the onElicit callback threw: " + err.Error())
 	}
 	var r string

@@ -105,6 +105,32 @@ func invoke(fn safejs.Value, args ...any) {
 	}
 }
 
+// invokeWithDone calls fn(done, args...), where done is a one-shot JS
+// callback through which JS hands back one string once the app's async
+// callback settled (auth.go's token, elicit.go's answer): it returns what
+// fn returned and the channel that string arrives on. The Go side waits on
+// the channel, never blocking the JS event loop. If fn throws, done is
+// released and the error returned.
+func invokeWithDone(fn safejs.Value, args ...any) (safejs.Value, <-chan string, error) {
+	ch := make(chan string, 1)
+	var done safejs.Func
+	done, err := safejs.FuncOf(func(_ safejs.Value, a []safejs.Value) any {
+		done.Release()
+		r, _ := argString(a, 0)
+		ch <- r
+		return nil
+	})
+	if err != nil {
+		return safejs.Undefined(), nil, err
+	}
+	ret, err := fn.Invoke(append([]any{done}, args...)...)
+	if err != nil {
+		done.Release()
+		return safejs.Undefined(), nil, err
+	}
+	return ret, ch, nil
+}
+
 func newObject() (safejs.Value, error) {
 	ctor, err := safejs.Global().Get("Object")
 	if err != nil {
