@@ -20,6 +20,7 @@ import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { listEveryPage } from "./pages/relist.js";
 
 const arg = (name, dflt) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SERVER = arg("server");
@@ -80,16 +81,7 @@ const clients = {
   },
   async "ts-relist"(url, app) {
     const client = new Client({ name: "ts-sdk-bench", version: "1.0.0" });
-    const listAll = async () => {
-      const tools = [];
-      let cursor;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined);
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
-    };
+    const listAll = () => listEveryPage(client);
     let started = 0, applied = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       const seq = ++started;
