@@ -32,7 +32,14 @@ if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
   tmp=$(mktemp -d "$root/.build/wasm.XXXXXX")
   cp -R "$src" "$tmp/coder-websocket"
   chmod -R u+w "$tmp/coder-websocket"
-  if ! patch --quiet --forward --batch -p1 -d "$tmp/coder-websocket" <wasm/coder-websocket-ws_js.patch >"$tmp/patch.log" 2>&1; then
+  # patch(1), or git apply where it is missing (the copy lies inside this
+  # checkout: the ceiling keeps git from treating it as part of the repository).
+  if command -v patch >/dev/null; then
+    apply() { patch --quiet --forward --batch -p1 -d "$tmp/coder-websocket" <wasm/coder-websocket-ws_js.patch; }
+  else
+    apply() { GIT_CEILING_DIRECTORIES="$tmp" git -C "$tmp/coder-websocket" apply -p1 "$root/wasm/coder-websocket-ws_js.patch"; }
+  fi
+  if ! apply >"$tmp/patch.log" 2>&1; then
     cat "$tmp/patch.log" >&2
     rm -rf "$tmp"
     echo "wasm/modfile.sh: wasm/coder-websocket-ws_js.patch does not apply to $mod $ver; update the patch (see the top of wasm/modfile.sh)" >&2
