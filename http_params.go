@@ -182,34 +182,52 @@ func (s *Session) mirrorsParams() bool {
 // invalid is left out, with a warning, and the transport learns the
 // declarations of the others. Other kinds, eras and transports keep every
 // item.
-func (s *Session) keepCallable(items itemSlice) itemSlice {
-	tools, ok := items.(entries[Tool])
-	if !ok || !s.mirrorsParams() {
+func (s *Session) keepCallable(kind Kind, items itemSlice) itemSlice {
+	tools, ok := items.(interface{ paramsOf(i int) *toolParams })
+	if kind != KindTools || !ok || !s.mirrorsParams() {
 		return items
 	}
 	mirror := s.rpc.conn.(paramMirror)
 	var decls map[string][]paramDecl
-	n := 0
-	for i := range tools {
-		p := tools[i].params
+	var keep []int // nil while every tool is kept
+	for i := range items.Len() {
+		p := tools.paramsOf(i)
 		if p != nil && p.err != nil {
-			s.opts.Logger.Warn("mcplive: a tool with invalid x-mcp-header marks is left out of the tools list", "tool", tools[i].Name, "err", p.err.Error())
+			s.opts.Logger.Warn("mcplive: a tool with invalid x-mcp-header marks is left out of the tools list", "tool", items.Key(i), "err", p.err.Error())
+			if keep == nil {
+				keep = make([]int, 0, items.Len())
+				for j := range i {
+					keep = append(keep, j)
+				}
+			}
 			continue
 		}
 		if p != nil {
 			if decls == nil {
 				decls = make(map[string][]paramDecl)
 			}
-			decls[tools[i].Name] = p.decls
+			decls[items.Key(i)] = p.decls
 		}
-		if n != i {
-			tools[n] = tools[i]
+		if keep != nil {
+			keep = append(keep, i)
 		}
-		n++
 	}
 	mirror.toolsListed(decls)
-	return tools[:n]
+	if keep == nil {
+		return items
+	}
+	return items.pick(keep)
 }
+
+// paramsOf returns the x-mcp-header marks of tool i (nil for other kinds).
+func (e entries[T]) paramsOf(i int) *toolParams {
+	if t, ok := any(&e[i]).(*Tool); ok {
+		return t.params
+	}
+	return nil
+}
+
+func (e rawEntries) paramsOf(i int) *toolParams { return e[i].params }
 
 // toolsListed keeps the declarations of the tools last listed, for the
 // tools/call requests that follow.

@@ -100,3 +100,52 @@ func FuzzParseListPage(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainRunEveryByte checks the eight-at-a-time test of plainRun against
+// a byte loop: every byte value, at every offset of a 19-byte run (two
+// whole words and a tail), on a background of each plain byte class.
+func TestPlainRunEveryByte(t *testing.T) {
+	slow := func(b []byte, i int) int {
+		for ; i < len(b); i++ {
+			if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+				return i
+			}
+		}
+		return i
+	}
+	for _, bg := range []byte{'a', ' ', 0x7f, 0x80, 0xff, 0x21, 0x5d} {
+		for at := range 19 {
+			for c := range 256 {
+				b := make([]byte, 19)
+				for i := range b {
+					b[i] = bg
+				}
+				b[at] = byte(c)
+				for from := range 3 {
+					if got, want := plainRun(b, from), slow(b, from); got != want {
+						t.Fatalf("plainRun(bg %#x, %#x at %d, from %d) = %d, want %d", bg, c, at, from, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClosingQuote checks the quote search of valid JSON against a byte
+// loop, around runs of backslashes.
+func TestClosingQuote(t *testing.T) {
+	slow := func(b []byte, i int) int {
+		for ; i < len(b) && b[i] != '"'; i++ {
+			if b[i] == '\\' {
+				i++
+			}
+		}
+		return min(i, len(b))
+	}
+	for _, s := range []string{`"`, `a"`, `\""`, `\\"`, `\\\"x"`, `\\\\"`, `abc`, `\`, `\"`, `x\\\\\"y\\"z"`, `é\u00e9"`, ``} {
+		b := []byte(`"` + s)
+		if got, want := closingQuote(b, 1), slow(b, 1); got != want {
+			t.Errorf("closingQuote(%q) = %d, want %d", b, got, want)
+		}
+	}
+}

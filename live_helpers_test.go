@@ -38,6 +38,7 @@ func liveOptions() *mcplive.Options {
 		Reconnect:         mcplive.ReconnectOptions{InitialDelay: 5 * time.Millisecond, MaxDelay: 50 * time.Millisecond},
 		RequestTimeout:    liveDeadline,
 		HeartbeatInterval: -1,
+		RawItems:          rawItemsRun(),
 	}
 }
 

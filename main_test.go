@@ -125,6 +125,14 @@ func heartbeatMethod() string {
 	return "ping"
 }
 
+// rawItemsRun reports whether this run's live clients keep raw items
+// (Options.RawItems, as the wasm binding does): in the WebSocket run of
+// 2026-07-28 and the Streamable HTTP run of 2025-11-25, so that each era
+// and each transport runs the live tests both ways.
+func rawItemsRun() bool {
+	return (testEra == "modern") == (mcptest.Transport() == "ws")
+}
+
 // openingMethod is a session's first request in this run.
 func openingMethod() string {
 	if testEra == "modern" {

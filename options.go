@@ -64,6 +64,16 @@ type Options struct {
 	// for the user; in 2025-11-25 the call is one request, and its timeout
 	// covers the user's time too).
 	OnElicit func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+	// RawItems makes a Client's live lists keep each item as its key and
+	// its raw JSON only: a walk reads the key with this package's scanner
+	// and decodes nothing else, and Snapshot and Subscribe decode the
+	// items they return on every call. For code that reads the raw JSON
+	// (ListView, Entries.RawJSON) rather than the Go types: the wasm
+	// binding sets it, since encoding/json is slow in wasm and a decoded
+	// list is many more objects for the garbage collector to scan. An
+	// item's other members are then not checked against the schema's
+	// types (a typed walk refuses a page where one does not decode).
+	RawItems bool
 }
 
 // ReconnectOptions configure reconnection with exponential backoff and full

@@ -138,6 +138,11 @@ type liveList interface {
 func newLive[T Item, PT rawSetter[T]](c *Client, spec kindSpec) liveList {
 	l := newList[T](spec, &c.events)
 	w := &walker{c: c, l: &l.list, newBuilder: newBuild[T, PT]}
+	if c.opts.RawItems {
+		l.none = rawEntries(nil)
+		l.snap.Items = l.none
+		w.newBuilder = newRawBuild(spec)
+	}
 	l.sync = newSyncer(c.ctx, &c.wg, w.run)
 	return l
 }
@@ -163,7 +168,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	cache, err := relist(ctx, sess, l.spec, prev, b)
 	var items itemSlice
 	if err == nil {
-		items = sess.keepCallable(b.items())
+		items = sess.keepCallable(l.spec.kind, b.items())
 	}
 	c.ifCurrent(sess, epoch, func() {
 		if err == nil {

@@ -68,10 +68,16 @@ func (e entries[T]) pick(idx []int) itemSlice {
 	return out
 }
 
-// itemsOf returns the items e views.
+// itemsOf returns the items e views, decoded from their raw JSON when the
+// list keeps only that (Options.RawItems).
 func itemsOf[T Item](e Entries) []T {
-	items, _ := e.(entries[T])
-	return items
+	switch e := e.(type) {
+	case entries[T]:
+		return e
+	case rawEntries:
+		return decodeRaw[T](e)
+	}
+	return nil
 }
 
 func snapshotOf[T Item](v ViewSnapshot) Snapshot[T] {

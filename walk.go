@@ -191,7 +191,7 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 	if err := decodeItems(spec, raws, &b); err != nil {
 		return nil, err
 	}
-	return itemsOf[T](s.keepCallable(b.items())), nil
+	return itemsOf[T](s.keepCallable(kind, b.items())), nil
 }
 
 // relist walks a list again into b and decodes only the items that are new

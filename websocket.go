@@ -134,9 +134,7 @@ func (w *wsConn) Write(ctx context.Context, msg []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	if err := w.c.Write(wctx, websocket.MessageText, msg); err != nil {
+	if err := w.writeMessage(ctx, msg); err != nil {
 		return fmt.Errorf("%w: write: %v", ErrClosed, err)
 	}
 	return nil

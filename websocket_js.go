@@ -15,3 +15,11 @@ import (
 func (w *wsConn) readMessage(ctx context.Context) (websocket.MessageType, []byte, error) {
 	return w.c.Read(ctx)
 }
+
+// writeMessage writes one text message. The browser's WebSocket.send
+// queues it and returns at once (coder/websocket's browser build ignores
+// the context), so a write needs no timeout of its own here: a context
+// and a timer per message saved.
+func (w *wsConn) writeMessage(_ context.Context, msg []byte) error {
+	return w.c.Write(context.Background(), websocket.MessageText, msg)
+}

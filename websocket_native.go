@@ -19,3 +19,11 @@ func (w *wsConn) readMessage(ctx context.Context) (websocket.MessageType, []byte
 	data, err := io.ReadAll(io.LimitReader(r, w.limit+1))
 	return typ, data, err
 }
+
+// writeMessage writes one text message: a frame once started is finished,
+// bounded by writeTimeout, whatever becomes of ctx.
+func (w *wsConn) writeMessage(ctx context.Context, msg []byte) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return w.c.Write(wctx, websocket.MessageText, msg)
+}

@@ -39,6 +39,7 @@ var exports = []export{
 	{"call", (*bridge).call},
 	{"abort", (*bridge).abort},
 	{"close", (*bridge).close},
+	{"textFrames", (*bridge).textFrames},
 }
 
 // register puts the API object on global. Its functions live as long as the

@@ -2,7 +2,7 @@
 # Prints the path of the go.mod that the wasm is built with (go build
 # -modfile=…): this module's go.mod and go.sum, with github.com/coder/websocket
 # replaced by a copy of the same version from the module cache to which
-# wasm/coder-websocket-ws_js.patch is applied.
+# wasm/coder-websocket.patch is applied.
 #
 # Why: coder/websocket's browser build (ws_js.go) imports net/http only to name
 # *http.Response in Dial's signature and http.ResponseWriter in its Accept
@@ -24,7 +24,7 @@ if [ -z "$src" ] || [ ! -f "$src/ws_js.go" ]; then
   go mod download "$mod"
   src=$(go list -m -f '{{.Dir}}' "$mod")
 fi
-stamp="$ver $(sha256sum wasm/coder-websocket-ws_js.patch go.mod go.sum | sha256sum | cut -c1-16)"
+stamp="$ver $(sha256sum wasm/coder-websocket.patch go.mod go.sum | sha256sum | cut -c1-16)"
 if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
   # Made aside and moved in place: a build that runs beside this one reads
   # either the old copy or the new one.
@@ -35,14 +35,14 @@ if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
   # patch(1), or git apply where it is missing (the copy lies inside this
   # checkout: the ceiling keeps git from treating it as part of the repository).
   if command -v patch >/dev/null; then
-    apply() { patch --quiet --forward --batch -p1 -d "$tmp/coder-websocket" <wasm/coder-websocket-ws_js.patch; }
+    apply() { patch --quiet --forward --batch -p1 -d "$tmp/coder-websocket" <wasm/coder-websocket.patch; }
   else
-    apply() { GIT_CEILING_DIRECTORIES="$tmp" git -C "$tmp/coder-websocket" apply -p1 "$root/wasm/coder-websocket-ws_js.patch"; }
+    apply() { GIT_CEILING_DIRECTORIES="$tmp" git -C "$tmp/coder-websocket" apply -p1 "$root/wasm/coder-websocket.patch"; }
   fi
   if ! apply >"$tmp/patch.log" 2>&1; then
     cat "$tmp/patch.log" >&2
     rm -rf "$tmp"
-    echo "wasm/modfile.sh: wasm/coder-websocket-ws_js.patch does not apply to $mod $ver; update the patch (see the top of wasm/modfile.sh)" >&2
+    echo "wasm/modfile.sh: wasm/coder-websocket.patch does not apply to $mod $ver; update the patch (see the top of wasm/modfile.sh)" >&2
     exit 1
   fi
   cp go.mod "$tmp/go.mod"

@@ -36,6 +36,9 @@ func parseOptions(s string) (*mcplive.Options, mcplive.Header, error) {
 		}
 	}
 	opts := &mcplive.Options{
+		// JS reads each item's raw JSON (lists.go): decoding it into Go
+		// types as well would only cost time and memory.
+		RawItems:          true,
 		ProtocolVersion:   o.ProtocolVersion,
 		RequestTimeout:    ms(o.RequestTimeoutMs),
 		DialTimeout:       ms(o.DialTimeoutMs),

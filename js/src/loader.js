@@ -48,6 +48,18 @@ function resolve(url) {
   }
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * textFrame gives Go a WebSocket text message as UTF-8 bytes (undefined for
+ * any other message): one copy into Go's memory, where the JS string would
+ * be hashed, encoded and copied twice on its way in (wasm/frames.go).
+ * @param {MessageEvent} e
+ */
+function textFrame(e) {
+  return typeof e.data === "string" ? encoder.encode(e.data) : undefined;
+}
+
 async function start(wasmUrl) {
   // Fetch and compile the wasm while wasm_exec.js loads: the compile needs
   // no imports, only the instantiation does.
@@ -79,6 +91,7 @@ async function start(wasmUrl) {
   if (!api || typeof api.connect !== "function") {
     throw new Error("mcplive: the wasm module did not start (see the console for Go's error)");
   }
+  api.textFrames?.(textFrame);
 
   let nextRequest = 0;
   let nextClient = 0;

@@ -1,0 +1,105 @@
+package mcplive
+
+import "encoding/json"
+
+// Options.RawItems: the live lists keep each item as its key and its raw
+// JSON, and a walk decodes no item into its Go type. In wasm that is most
+// of what a re-list allocates and the garbage collector then scans:
+// encoding/json's decode of one tool there costs more than the round trip
+// that listed it, and a decoded 10,000-tool list holds eleven pointers per
+// tool where a raw one holds two.
+
+// rawItem is an item of a RawItems list.
+type rawItem struct {
+	key    string
+	raw    json.RawMessage
+	params *toolParams // a tool's x-mcp-header marks (http_params.go)
+}
+
+// rawEntries is the itemSlice of a RawItems list.
+type rawEntries []rawItem
+
+func (e rawEntries) Len() int                      { return len(e) }
+func (e rawEntries) Key(i int) string              { return e[i].key }
+func (e rawEntries) RawJSON(i int) json.RawMessage { return e[i].raw }
+
+func (e rawEntries) pick(idx []int) itemSlice {
+	if len(idx) == 0 {
+		return rawEntries(nil)
+	}
+	out := make(rawEntries, len(idx))
+	for n, i := range idx {
+		out[n] = e[i]
+	}
+	return out
+}
+
+// decodeRaw decodes e's items into T for Snapshot and Subscribe. An item
+// whose fields do not fit T keeps what did fit (encoding/json goes on past
+// a type error), and always its raw JSON.
+func decodeRaw[T Item](e rawEntries) []T {
+	if len(e) == 0 {
+		return nil
+	}
+	out := make([]T, len(e))
+	for i := range e {
+		_ = json.Unmarshal(e[i].raw, &out[i])
+		if s, ok := any(&out[i]).(interface{ setRaw(json.RawMessage) }); ok {
+			s.setRaw(e[i].raw)
+		}
+	}
+	return out
+}
+
+// rawBuild is the builder of a RawItems list: it reads an item's key (and
+// a tool's inputSchema, for its x-mcp-header marks) with the scanner, from
+// JSON that was validated with its message, and decodes nothing else.
+type rawBuild struct {
+	keyField string
+	tools    bool
+	prev     rawEntries
+	out      rawEntries
+}
+
+func newRawBuild(spec kindSpec) func(prev Entries) builder {
+	return func(prev Entries) builder {
+		p, _ := prev.(rawEntries)
+		return &rawBuild{keyField: spec.key, tools: spec.kind == KindTools, prev: p}
+	}
+}
+
+func (b *rawBuild) grow(n int) { b.out = make(rawEntries, 0, n) }
+
+// addPage appends n items whose keys setRaw then reads.
+func (b *rawBuild) addPage(_ []byte, n int) (bool, error) {
+	b.out = append(b.out, make(rawEntries, n)...)
+	return true, nil
+}
+
+func (b *rawBuild) add(raw []byte) (string, error) {
+	b.out = append(b.out, rawItem{})
+	return b.setRaw(len(b.out)-1, raw), nil
+}
+
+func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
+
+// setRaw reads item i's key from raw: "" when raw is not an object or its
+// key member is not a string, which the walk reports as an item without a
+// key.
+func (b *rawBuild) setRaw(i int, raw []byte) string {
+	it := rawItem{raw: json.RawMessage(raw)}
+	walkMembers(raw, func(k, v []byte) {
+		switch {
+		case isKey(k, b.keyField):
+			if v[0] == '"' {
+				it.key = unquote(v)
+			}
+		case b.tools && isKey(k, "inputSchema"):
+			it.params = scanParams(json.RawMessage(v))
+		}
+	})
+	b.out[i] = it
+	return it.key
+}
+
+func (b *rawBuild) items() itemSlice { return b.out }
