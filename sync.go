@@ -23,8 +23,11 @@ type syncer struct {
 	wg  *sync.WaitGroup
 	run func(ctx context.Context, cause Cause, since time.Time)
 
+	wake chan struct{} // a walk is due (serve runs it)
+
 	mu      sync.Mutex
-	running bool
+	started bool // serve runs
+	running bool // a walk is due or in flight
 	dirty   bool
 	reqGen  uint64 // triggers so far
 	doneGen uint64 // triggers covered by finished walks
@@ -42,7 +45,7 @@ type syncWaiter struct {
 }
 
 func newSyncer(ctx context.Context, wg *sync.WaitGroup, run func(context.Context, Cause, time.Time)) *syncer {
-	return &syncer{ctx: ctx, wg: wg, run: run}
+	return &syncer{ctx: ctx, wg: wg, run: run, wake: make(chan struct{}, 1)}
 }
 
 // trigger asks for a re-list; at is when the cause arose (the arrival of a
@@ -69,13 +72,36 @@ func (s *syncer) trigger(cause Cause, at time.Time) <-chan struct{} {
 		return ch
 	}
 	s.running = true
-	s.wg.Add(1)
-	go s.loop()
+	if !s.started {
+		s.started = true
+		s.wg.Add(1)
+		go s.serve()
+	}
+	s.wake <- struct{}{} // never blocks: one wake per running = true
 	return ch
 }
 
-func (s *syncer) loop() {
+// serve runs the walks for the syncer's life: one goroutine, started by the
+// first trigger, rather than one per walk (in wasm a new goroutine's stack
+// grows, by copying, through the depth of a walk every time).
+func (s *syncer) serve() {
 	defer s.wg.Done()
+	for {
+		select {
+		case <-s.wake:
+			s.loop()
+		case <-s.ctx.Done():
+			s.mu.Lock()
+			s.running = false
+			s.release() // every waiter, the owner being closed
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// loop runs walks until no trigger came during the last one.
+func (s *syncer) loop() {
 	for {
 		s.mu.Lock()
 		s.dirty = false

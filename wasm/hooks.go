@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
@@ -17,6 +18,11 @@ type hooks struct {
 	tokenFn                                            safejs.Value // Streamable HTTP: auth.go
 	elicitFn                                           safejs.Value // elicit.go
 	diagFn                                             safejs.Value // logger.go
+
+	// listBuf is the JS Uint8Array that list messages cross in (see list).
+	listMu  sync.Mutex
+	listBuf safejs.Value
+	listCap int
 }
 
 func newHooks(obj safejs.Value) *hooks {
@@ -44,8 +50,46 @@ func newHooks(obj safejs.Value) *hooks {
 	}
 }
 
-// list hands one list message (JSON) to JS: one crossing per change.
-func (h *hooks) list(msg []byte) { invoke(h.listFn, string(msg)) }
+// maxListBuf caps the Uint8Array a client keeps for its list messages: a
+// bigger message (a whole long list) gets one of its own.
+const maxListBuf = 1 << 20
+
+// list hands one list message (JSON) to JS: one crossing per change. The
+// bytes are copied into a Uint8Array that the client keeps (JS decodes
+// list(bytes, length) with TextDecoder), not passed as a string: a string
+// argument costs wasm_exec.js a decode, an entry in its table of values
+// (hashing the whole string) and Go a copy and a finalizer.
+func (h *hooks) list(msg []byte) {
+	h.listMu.Lock()
+	defer h.listMu.Unlock()
+	buf := h.listBuf
+	if len(msg) > h.listCap {
+		n := max(len(msg), 2*h.listCap, 4096)
+		u, err := uint8Array(n)
+		if err != nil {
+			consoleError("mcplive: cannot make a Uint8Array: " + err.Error())
+			return
+		}
+		buf = u
+		if n <= maxListBuf {
+			h.listBuf, h.listCap = u, n
+		}
+	}
+	if _, err := safejs.CopyBytesToJS(buf, msg); err != nil {
+		consoleError("mcplive: cannot copy a list message to JS: " + err.Error())
+		return
+	}
+	invoke(h.listFn, buf, len(msg))
+}
+
+// uint8Array makes a JS Uint8Array of n bytes.
+func uint8Array(n int) (safejs.Value, error) {
+	ctor, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return safejs.Undefined(), err
+	}
+	return ctor.New(n)
+}
 
 // status reports a connection state; info is the server's latest
 // initialize result when the state is "ready", else nil.

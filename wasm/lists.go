@@ -112,6 +112,7 @@ func size(e mcplive.Entries) int {
 // and Entries need no slice of their own.
 func (m *listMsg) encode() []byte {
 	var b bytes.Buffer
+	b.Grow(m.sizeHint())
 	b.WriteString(`{"kind":`)
 	writeString(&b, string(m.Kind))
 	b.WriteString(`,"version":`)
@@ -144,7 +145,9 @@ func (m *listMsg) encode() []byte {
 			received = strconv.FormatInt(ms, 10)
 		}
 	}
-	b.WriteString(`,"ttlMs":` + ttl + `,"cacheScope":` + scope + `,"receivedAt":` + received)
+	for _, s := range [...]string{`,"ttlMs":`, ttl, `,"cacheScope":`, scope, `,"receivedAt":`, received} {
+		b.WriteString(s)
+	}
 	if m.Full {
 		b.WriteString(`,"full":true`)
 	}
@@ -170,8 +173,32 @@ func (m *listMsg) encode() []byte {
 	return b.Bytes()
 }
 
+// sizeHint is about the length of m's JSON: its items' raw JSON, their
+// keys and some room for the rest, so that encode allocates once.
+func (m *listMsg) sizeHint() int {
+	n := 256
+	for _, e := range []mcplive.Entries{m.Keys, m.Removed} {
+		for i := range size(e) {
+			n += len(e.Key(i)) + 3
+		}
+	}
+	for _, e := range []mcplive.Entries{m.Added, m.Changed} {
+		for i := range size(e) {
+			n += len(e.RawJSON(i)) + 1
+		}
+	}
+	return n
+}
+
+// writeName writes ,"name":[ without building the string.
+func writeName(b *bytes.Buffer, name string) {
+	b.WriteString(`,"`)
+	b.WriteString(name)
+	b.WriteString(`":[`)
+}
+
 func writeKeys(b *bytes.Buffer, name string, e mcplive.Entries) {
-	b.WriteString(`,"` + name + `":[`)
+	writeName(b, name)
 	for i := range size(e) {
 		if i > 0 {
 			b.WriteByte(',')
@@ -185,7 +212,7 @@ func writeRaws(b *bytes.Buffer, name string, e mcplive.Entries) {
 	if size(e) == 0 {
 		return
 	}
-	b.WriteString(`,"` + name + `":[`)
+	writeName(b, name)
 	for i := range e.Len() {
 		if i > 0 {
 			b.WriteByte(',')

@@ -9,6 +9,9 @@ import { abortError, namedError, toError } from "./errors.js";
 import { beforeDial, afterDial } from "./dial.js";
 import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
 
+/** Decodes the list messages Go hands over as UTF-8 bytes (wasm/hooks.go). */
+const utf8 = new TextDecoder();
+
 const EVENTS = Object.freeze(["change", "log", "notification"]);
 const CALL_OPTIONS = ["signal", "timeoutMs"];
 
@@ -65,8 +68,8 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
   });
 
   const hooks = {
-    list(json) {
-      const msg = JSON.parse(json);
+    list(bytes, length) {
+      const msg = JSON.parse(typeof bytes === "string" ? bytes : utf8.decode(bytes.subarray(0, length)));
       // An update that does not fit what the store holds: ask Go for the
       // whole list again (it comes back as a change with cause "resync").
       if (!lists[msg.kind].apply(msg)) request("resync", { kind: msg.kind }).catch(() => {});
