@@ -257,6 +257,30 @@ async function bundleTS() {
   });
 }
 
+// The mcplive packages under test, bundled and minified the same way
+// (index.js → dist/mcplive.js, dist/mcplive-before.js), as an app's bundler
+// would: loaded as a dozen separate ES modules, the page would wait for
+// three rounds of imports before it could ask for the wasm, which the TS
+// SDK's single bundle does not pay. wasm_exec.js (imported on demand by the
+// loader) goes into the bundle; the wasm stays where the package has it,
+// and the page passes its URL (wasmUrl).
+async function bundleMcplive() {
+  const entries = { mcplive: PKG.mcplive.dir, "mcplive-before": PKG.before?.dir };
+  for (const [name, dir] of Object.entries(entries)) {
+    if (!dir) continue;
+    await esbuild.build({
+      entryPoints: [path.join(dir, "index.js")],
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      outfile: path.join(BENCH, "dist", `${name}.js`),
+      logLevel: "warning",
+    });
+  }
+}
+
 async function startServer(extra = []) {
   const bin = path.join(BENCH, ".bin", "bench-server");
   fs.mkdirSync(path.dirname(bin), { recursive: true });
@@ -704,7 +728,7 @@ function markdown(meta) {
     "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification reaches the page (WebSocket: a message listener registered before the client's own; HTTP: the chunk of the event stream that holds it, seen by a pass-through stream that fetch's answer is given before the client reads it), and from the page's control request (one more loopback HTTP request, the same for every client).",
     B ? `- 2: the server makes ${B.k} changes to a list of ${B.m} tools, then sends the ${B.k} notifications back to back (as a server that changes its tools in a loop does); timed from the first notification's arrival; requests counted by the server.` : "",
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
-    first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (the TS SDKs: \`Client\` + the transport bundled and minified with esbuild).` : "",
+    first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
     first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package and the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport), alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request.` : "",
     "",
@@ -763,6 +787,7 @@ async function main() {
   const wasm = { mcplive: wasmSizes(PKG.mcplive.dir), before: PKG.before ? wasmSizes(PKG.before.dir) : undefined };
   log(`wasm: mcplive ${fmtSizes(wasm.mcplive)}${wasm.before ? `; mcplive@before ${fmtSizes(wasm.before)}` : ""}`);
   await bundleTS();
+  await bundleMcplive();
   server = await startServer();
   log(`setup: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   log(`server at ${server.url}`);
