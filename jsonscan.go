@@ -2,7 +2,6 @@ package mcplive
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,18 +104,14 @@ func scanNumber(b []byte, i int) (int, error) {
 // past its closing quote.
 func scanString(b []byte, i int) (int, error) {
 	start := i
-	for i++; ; i++ {
-		i = plainRun(b, i)
-		if i >= len(b) {
-			break
-		}
+	for i++; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, nil
 		case c == '\\':
 			i++
 			if i >= len(b) {
-				return 0, fmt.Errorf("%w: unterminated string at offset %d", errSyntax, start)
+				break
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -128,62 +123,11 @@ func scanString(b []byte, i int) (int, error) {
 			default:
 				return 0, fmt.Errorf("%w: bad escape at offset %d", errSyntax, i)
 			}
-		default: // c < 0x20
+		case c < 0x20:
 			return 0, fmt.Errorf("%w: control character in string at offset %d", errSyntax, i)
 		}
 	}
 	return 0, fmt.Errorf("%w: unterminated string at offset %d", errSyntax, start)
-}
-
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// plainRun returns the index of the first byte from b[i] on that is a
-// quote, a backslash or a control character (len(b) if none), looking at
-// eight bytes at a time: most of a list page is string bytes, and in wasm a
-// loop over single bytes is what the scanner cost. A word is let through
-// only when none of its bytes is one of those (the SWAR tests below have
-// no false negatives); a word that may hold one goes byte by byte.
-func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q := w ^ (ones * '"')
-		s := w ^ (ones * '\\')
-		// a zero byte in q or s, or a byte below 0x20 in w
-		if ((q-ones)&^q|(s-ones)&^s|(w-ones*0x20)&^w)&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
-
-// closingQuote returns the index of the quote that ends the string whose
-// text starts at b[i], in JSON known to be valid (len(b) if b ends first):
-// the next quote not escaped by an odd run of backslashes, found with
-// bytes.IndexByte (word at a time in wasm, SIMD natively).
-func closingQuote(b []byte, i int) int {
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		j += i
-		k := j
-		for k > i && b[k-1] == '\\' {
-			k--
-		}
-		if (j-k)%2 == 0 {
-			return j
-		}
-		i = j + 1
-	}
 }
 
 func isHex(c byte) bool {
@@ -464,8 +408,13 @@ func skipValid(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		if j := closingQuote(b, i+1); j < len(b) {
-			return j + 1
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
 		}
 		return -1
 	case '{', '[':
@@ -530,7 +479,11 @@ func splitArrayAt(b []byte, i int, out []rawRef) ([]rawRef, int, bool) {
 			if start < 0 {
 				start = i
 			}
-			i = closingQuote(b, i+1)
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
 		case '{', '[':
 			if start < 0 {
 				start = i
