@@ -176,6 +176,15 @@ func (s *Session) withMeta(params any) (any, error) {
 	if !s.modern || mp == nil {
 		return params, nil
 	}
+	// The params of most requests (every list page) are none or a cursor:
+	// no round trip through encoding/json and a map for them, which in wasm
+	// cost more than the rest of sending the request.
+	switch p := params.(type) {
+	case nil:
+		return listParams{meta: *mp}, nil
+	case cursorParams:
+		return listParams{cursor: &p.Cursor, meta: *mp}, nil
+	}
 	obj := map[string]json.RawMessage{}
 	if params != nil {
 		b, err := json.Marshal(params)

@@ -584,9 +584,17 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 		buf.WriteByte(',')
 	}
 	buf.WriteString(`"method":`)
-	mb, _ := json.Marshal(method)
-	buf.Write(mb)
-	if params != nil {
+	writeJSONString(&buf, method)
+	switch p := params.(type) {
+	case nil:
+	case cursorParams:
+		buf.WriteString(`,"params":{"cursor":`)
+		writeJSONString(&buf, p.Cursor)
+		buf.WriteByte('}')
+	case listParams:
+		buf.WriteString(`,"params":`)
+		p.writeTo(&buf)
+	default:
 		pb, err := json.Marshal(params)
 		if err != nil {
 			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
@@ -596,4 +604,50 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// listParams are the params of a list request in the modern era: the
+// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// writes them without encoding/json.
+type listParams struct {
+	cursor *string
+	meta   json.RawMessage
+}
+
+// MarshalJSON is for any code that encodes listParams otherwise (a
+// transport reading a request's params back): the same JSON as
+// marshalMessage writes.
+func (p listParams) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	p.writeTo(&b)
+	return b.Bytes(), nil
+}
+
+func (p listParams) writeTo(b *bytes.Buffer) {
+	b.WriteByte('{')
+	if p.cursor != nil {
+		b.WriteString(`"cursor":`)
+		writeJSONString(b, *p.cursor)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"_meta":`)
+	b.Write(p.meta)
+	b.WriteByte('}')
+}
+
+// writeJSONString writes s as a JSON string: as it is when it holds only
+// printable ASCII without quotes or backslashes (method names, and the
+// cursors of most servers), through encoding/json otherwise (escapes,
+// non-ASCII, invalid UTF-8).
+func writeJSONString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -98,3 +99,39 @@ func TestRequestLong(t *testing.T) {
 type Request = scripted.Request
 
 var ErrDrop = scripted.ErrDrop
+
+// TestMarshalListParams checks the hand-written encoding of list params
+// (marshalMessage's cursorParams and listParams) against encoding/json, on
+// cursors that need escaping, and the modern _meta with and without one.
+func TestMarshalListParams(t *testing.T) {
+	meta := json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`)
+	for _, cur := range []string{"", "c2", `a"b\c`, "é\u2028<&>", "\x01\x7f", "\xff\xfe", "tools/list"} {
+		c := cur
+		for _, tc := range []struct {
+			params any
+			want   any
+		}{
+			{cursorParams{c}, map[string]any{"cursor": c}},
+			{listParams{cursor: &c, meta: meta}, map[string]any{"cursor": c, "_meta": meta}},
+			{listParams{meta: meta}, map[string]any{"_meta": meta}},
+		} {
+			id := int64(7)
+			got, err := marshalMessage(&id, c, tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantB, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": c, "params": tc.want})
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%q: %s is not JSON: %v", c, got, err)
+			}
+			_ = json.Unmarshal(wantB, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("%q: got %s, want %s", c, got, wantB)
+			}
+			if b, _ := json.Marshal(tc.params); !json.Valid(b) {
+				t.Errorf("%q: json.Marshal of %T gives %s", c, tc.params, b)
+			}
+		}
+	}
+}
