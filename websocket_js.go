@@ -4,9 +4,31 @@ package mcplive
 
 import (
 	"context"
+	"syscall/js"
 
 	"github.com/coder/websocket"
 )
+
+// textFrameReader is the JS function every WebSocket of this program reads
+// its text messages through (see SetTextFrameReader); undefined: none.
+var textFrameReader js.Value
+
+// SetTextFrameReader (js/wasm only) gives the WebSocket connections dialed
+// after it a JS function (MessageEvent) → Uint8Array | undefined that
+// returns the UTF-8 bytes of a text message, undefined for any other: a
+// message then reaches Go as one copy of its bytes, instead of a JS string
+// that wasm_exec.js enters in its table of values (hashing it whole) and
+// Go decodes and copies twice. The npm package's loader sets one. It takes
+// effect only with a coder/websocket that has Conn.SetTextReader (the copy
+// that wasm/modfile.sh patches); with upstream's, messages come as strings.
+func SetTextFrameReader(fn js.Value) { textFrameReader = fn }
+
+// useTextReader hands c the text frame reader, where c can take one.
+func useTextReader(c *websocket.Conn) {
+	if r, ok := any(c).(interface{ SetTextReader(js.Value) }); ok && textFrameReader.Type() == js.TypeFunction {
+		r.SetTextReader(textFrameReader)
+	}
+}
 
 // readMessage reads one message. The browser build has the whole message
 // in memory already, as a fresh slice that Read hands over: taking it as

@@ -27,3 +27,6 @@ func (w *wsConn) writeMessage(ctx context.Context, msg []byte) error {
 	defer cancel()
 	return w.c.Write(wctx, websocket.MessageText, msg)
 }
+
+// useTextReader: natively coder/websocket reads frames itself.
+func useTextReader(*websocket.Conn) {}
