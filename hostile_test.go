@@ -57,7 +57,6 @@ type hmsg struct {
 }
 
 func startHostile(t testing.TB, o hostileOpts) *hostile {
-	onlyOverWebSocket(t)
 	t.Helper()
 	if o.Version == "" {
 		o.Version = mcplive.ProtocolVersion

@@ -37,10 +37,7 @@ var sdkTransports = []struct {
 	start func(t testing.TB, o *mcptest.Options) sdkServer
 }{
 	{"websocket", func(t testing.TB, o *mcptest.Options) sdkServer {
-		s := mcptest.New(t, o)
-		if !strings.HasPrefix(s.URL, "ws") {
-			t.Skip("mcptest.New serves Streamable HTTP in this run: the http entries cover it")
-		}
+		s := mcptest.NewWebSocket(t, o)
 		return sdkServer{URL: s.URL, S: func() *mcp.Server { return s.S }, Restart: s.Restart}
 	}},
 	{"http", func(t testing.TB, o *mcptest.Options) sdkServer {

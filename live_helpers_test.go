@@ -62,7 +62,6 @@ func liveConnect(t testing.TB, url string, o *mcplive.Options) *mcplive.Client {
 // (after the clients, which were connected later: cleanups run in reverse).
 func liveScripted(t testing.TB, caps string, pageSize int) *scripted.Server {
 	t.Helper()
-	onlyOverWebSocket(t)
 	s, err := scripted.New(caps, pageSize)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package mcplive_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,6 +43,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "MCPLIVE_TEST_ERA=%q: want legacy or modern\n", testEra)
 		os.Exit(2)
 	}
+	flag.Parse()
+	skipOtherEra()
 	leakcheck.VerifyTestMain(m)
 }
 
@@ -60,8 +63,9 @@ func singleRun() bool {
 
 // runEachEra runs the tests once per era and transport: over WebSocket in
 // both eras, then over Streamable HTTP in both eras (there the go-sdk
-// servers of internal/mcptest answer over HTTP; the scripted servers speak
-// WebSocket only, so their tests ran already).
+// servers of internal/mcptest answer over HTTP; the scripted and hostile
+// servers speak WebSocket in every run). No test is skipped: the tests of
+// one era are left out of the other era's runs (eraTests).
 func runEachEra() int {
 	code := 0
 	for _, tr := range []string{"ws", "http"} {
@@ -90,20 +94,50 @@ func testTransport(t testing.TB, url string) mcplive.Transport {
 	return tr
 }
 
-// onlyOverWebSocket skips a test of a WebSocket server of its own (hostile,
-// scripted) in the Streamable HTTP runs, where it would only run again.
-func onlyOverWebSocket(t testing.TB) {
-	t.Helper()
-	if mcptest.Transport() != "ws" {
-		t.Skip("a test of a WebSocket server: it runs in the WebSocket runs (MCPLIVE_TEST_TRANSPORT=ws)")
-	}
-}
-
-// onlyIn skips a test that is about one era in the other era's run.
+// onlyIn fails a test of one era that runs in the other era's run: the
+// tests of eraTests are left out of the other era's run by TestMain.
 func onlyIn(t *testing.T, era string) {
 	t.Helper()
 	if testEra != era {
-		t.Skipf("a test of the %s era: it runs in the %s run (MCPLIVE_TEST_ERA=%s)", era, era, era)
+		t.Fatalf("%s is a test of the %s era, run in the %s run: list it in eraTests (main_test.go)", t.Name(), era, testEra)
+	}
+}
+
+// eraTests are the tests of one era (each starts with onlyIn). TestMain
+// leaves them out of the other era's run (-test.skip), so that they run in
+// their own era over both transports and never show as skipped.
+var eraTests = map[string][]string{
+	"legacy": {
+		"TestElicitServerRequestWire", "TestHostileInitialize", "TestHostileVersions", "TestHTTPSDKSessionExpired",
+		"TestLiveListChangedForKindNotOffered", "TestSessionInitialize", "TestSessionSubscribeResource",
+	},
+	"modern": {
+		"TestElicitInputRounds", "TestElicitInputRoundsFail", "TestModernListsFollowTheListenStream",
+		"TestModernAcknowledgedSubset", "TestModernListenEnds", "TestModernNothingAcknowledged", "TestModernEmptyCursor",
+		"TestModernIncompleteResult", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",
+		"TestProbeEmptyDiscoverResultIsLegacy", "TestProbeRetriesAListedModernVersion",
+	},
+}
+
+// skipOtherEra adds the tests of the other era to -test.skip.
+func skipOtherEra() {
+	var names []string
+	for era, tests := range eraTests {
+		if era != testEra {
+			names = append(names, tests...)
+		}
+	}
+	pattern := "^(" + strings.Join(names, "|") + ")$"
+	if f := flag.Lookup("test.skip"); f != nil {
+		// A -skip of the caller's own is kept: joined when it names top-level
+		// tests only; one with subtests (a '/') is left alone, and the other
+		// era's tests then fail in onlyIn, saying so.
+		if user := f.Value.String(); strings.Contains(user, "/") {
+			return
+		} else if user != "" {
+			pattern = user + "|" + pattern
+		}
+		_ = f.Value.Set(pattern)
 	}
 }
 

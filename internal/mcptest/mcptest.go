@@ -48,8 +48,20 @@ type Options struct {
 	ServerOptions *mcp.ServerOptions
 }
 
-// New starts a server and stops it when the test ends.
+// New starts a server and stops it when the test ends. It speaks this
+// run's transport (Transport).
 func New(t testing.TB, o *Options) *Server {
+	t.Helper()
+	return start(t, o, Transport())
+}
+
+// NewWebSocket is New over WebSocket, whatever the run's transport.
+func NewWebSocket(t testing.TB, o *Options) *Server {
+	t.Helper()
+	return start(t, o, "ws")
+}
+
+func start(t testing.TB, o *Options, transport string) *Server {
 	t.Helper()
 	if o == nil {
 		o = &Options{}
@@ -63,7 +75,7 @@ func New(t testing.TB, o *Options) *Server {
 	}
 	s.addr = ln.Addr().String()
 	s.URL = "ws://" + s.addr + "/mcp"
-	if Transport() == "http" {
+	if transport == "http" {
 		s.URL = "http://" + s.addr + "/mcp"
 	}
 	s.serve(ln)
