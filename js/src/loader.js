@@ -51,13 +51,23 @@ function resolve(url) {
 const encoder = new TextEncoder();
 
 /**
- * textFrame gives Go a WebSocket text message as UTF-8 bytes (undefined for
- * any other message): one copy into Go's memory, where the JS string would
- * be hashed, encoded and copied twice on its way in (wasm/frames.go).
- * @param {MessageEvent} e
+ * textFrames returns the function through which Go reads a WebSocket text
+ * message (wasm/coder-websocket.patch, wsjs.OnMessage): it encodes the
+ * message's UTF-8 bytes straight into Go's memory at addr when they fit in
+ * cap bytes and returns their count, returns -n (n > cap) when they need up
+ * to n bytes, and returns undefined for any other message. One encode and
+ * no JS garbage, where the JS string would be hashed, encoded and copied
+ * twice on its way in.
+ * @param {WebAssembly.Memory} memory the Go instance's memory
  */
-function textFrame(e) {
-  return typeof e.data === "string" ? encoder.encode(e.data) : undefined;
+function textFrames(memory) {
+  return (e, addr, cap) => {
+    const s = e.data;
+    if (typeof s !== "string" || !Number.isInteger(addr) || !Number.isInteger(cap) || addr <= 0) return undefined;
+    // A view per message: memory.buffer is replaced when Go's memory grows.
+    const r = encoder.encodeInto(s, new Uint8Array(memory.buffer, addr, cap));
+    return r.read === s.length ? r.written : -3 * s.length;
+  };
 }
 
 async function start(wasmUrl) {
@@ -91,7 +101,7 @@ async function start(wasmUrl) {
   if (!api || typeof api.connect !== "function") {
     throw new Error("mcplive: the wasm module did not start (see the console for Go's error)");
   }
-  api.textFrames?.(textFrame);
+  api.textFrames?.(textFrames(instance.exports.mem));
 
   let nextRequest = 0;
   let nextClient = 0;
