@@ -142,6 +142,30 @@ for (const mode of MODES) describe(`a connected client (${mode.name})`, () => {
     for (const t of before.items) if (t.name !== "echo") assert.ok(after.items.includes(t));
   });
 
+  test("large and non-ASCII messages arrive whole, byte for byte", async () => {
+    // Over WebSocket a text frame is encoded into Go's memory through a
+    // buffer that starts at 64 KB: these frames take the grow path (more
+    // than 64 KB; multi-byte characters make the encoding longer than the
+    // string) and the fit path (a small one after it).
+    const sizes = [
+      ["big", "é€😀 ".repeat(30000)],
+      ["small", "naïve café ✓"],
+      ["ascii", "x".repeat(100000)],
+    ];
+    for (const [name, description] of sizes) {
+      const tool = `frame-${name}`;
+      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.added.some((t) => t.name === tool));
+      await server.control("add-tool", { name: tool, description });
+      const ev = await evp;
+      assert.equal(ev.added.find((t) => t.name === tool).description, description, `${name}: the description as sent`);
+    }
+    for (const [name] of sizes) {
+      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.removed.some((t) => t.name === `frame-${name}`));
+      await server.control("remove-tool", { name: `frame-${name}` });
+      await evp;
+    }
+  });
+
   test("calls: callTool, getPrompt, readResource, complete, ping, refresh", async () => {
     const echo = await client.callTool("echo", { text: "hi" });
     assert.deepEqual(echo.content, [{ type: "text", text: "hi" }]);
