@@ -112,6 +112,7 @@ test_go() {
   say "fuzz smoke (a few seconds per target)"
   go test -run '^$' -fuzz '^FuzzDecodeMessage$' -fuzztime "${FUZZTIME:-5s}" .
   go test -run '^$' -fuzz '^FuzzScanMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-5s}" .
+  go test -run '^$' -fuzz '^FuzzParseListPage$' -fuzztime "${FUZZTIME:-5s}" .
   say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node

@@ -399,6 +399,45 @@ func TestHostileMalformed(t *testing.T) {
 	}
 }
 
+// A response whose envelope is sound but whose result is not valid JSON
+// fails its own request with an error wrapping ErrProtocol; the connection
+// carries on (its id says which request it answered). A list page is
+// validated where the walk reads it: the same holds for a page with an
+// invalid member or item.
+func TestHostileInvalidResult(t *testing.T) {
+	t.Parallel()
+	h := startHostile(t, hostileOpts{Caps: `{"tools":{}}`})
+	s, c := hostileSession(t, h, 0, nil)
+	for _, result := range []string{`{"a":tru}`, `{"a":"\u00zz"}`, "{\"a\":\"\x01\"}", `{"a":[1,]}`, `{"a":01}`} {
+		done := async(func() error { return s.Ping(testCtx(t)) })
+		c.reply(c.expect("ping"), result)
+		assertErr(t, recv(t, done, "Ping to fail"), errs(mcplive.ErrProtocol), "ping", "not valid JSON")
+		pingWorks(t, s, c)
+	}
+	for _, page := range []string{
+		`{"tools":[{"name":"a",}]}`,
+		`{"tools":[{"name":"a","inputSchema":{"type":"object"}} {"name":"b"}]}`,
+		`{"tools":[{"name":"a"}},"x":1}`,
+		`{"tools":[{"name":"a"}],"nextCursor":"\u12"}`,
+		`{"tools":[{"name":"a"}],"ttlMs":tru}`,
+		`{"tools":[{"name":"a"}],"tools":[{"name":"b"}]}`,
+	} {
+		for _, raw := range []bool{false, true} {
+			done := async(func() error {
+				if raw {
+					_, err := mcplive.ListRaw(testCtx(t), s, mcplive.KindTools)
+					return err
+				}
+				_, err := s.ListTools(testCtx(t))
+				return err
+			})
+			c.reply(c.expect("tools/list"), page)
+			assertErr(t, recv(t, done, "tools/list to fail"), errs(mcplive.ErrProtocol), "tools/list")
+			pingWorks(t, s, c)
+		}
+	}
+}
+
 // A message over the read limit ends the connection with a clear error,
 // and the client closes with a code browsers accept too (4009).
 func TestHostileReadLimit(t *testing.T) {

@@ -137,6 +137,20 @@ func isHex(c byte) bool {
 // scanObject validates the object at b[i] ('{'); member, when not nil, is
 // called with each member's key token (with its quotes) and value.
 func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int, error) {
+	return scanObjectWith(b, i, depth, nil, member)
+}
+
+// valueHook, given a member's key token and the index of its value (a
+// valid index of b, past any white space), may
+// take the value over from the scanner: it returns the index just past
+// the value, having checked what it needs of it, or 0 to have the value
+// validated as usual, or an error.
+type valueHook func(b, key []byte, i int) (int, error)
+
+// scanObjectWith is scanObject where value, when not nil, may take over a
+// member's value (see valueHook): the object's own syntax — its keys,
+// colons, commas and braces — is still checked.
+func scanObjectWith(b []byte, i, depth int, value valueHook, member func(key, val []byte) error) (int, error) {
 	if depth > maxNesting {
 		return 0, fmt.Errorf("%w: nested too deep", errSyntax)
 	}
@@ -158,9 +172,19 @@ func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int
 			return 0, fmt.Errorf("%w: expected ':' at offset %d", errSyntax, i)
 		}
 		i = skipWS(b, i+1)
-		valEnd, err := scanValue(b, i, depth)
-		if err != nil {
-			return 0, err
+		valEnd := 0
+		if value != nil && i < len(b) {
+			if valEnd, err = value(b, key, i); err != nil {
+				return 0, err
+			}
+			if valEnd > len(b) || (valEnd != 0 && valEnd <= i) {
+				return 0, fmt.Errorf("%w: bad value at offset %d", errSyntax, i) // a hook's mistake; never slice past it
+			}
+		}
+		if valEnd == 0 {
+			if valEnd, err = scanValue(b, i, depth); err != nil {
+				return 0, err
+			}
 		}
 		if member != nil {
 			if err := member(key, b[i:valEnd]); err != nil {
@@ -219,6 +243,12 @@ func scanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 // around allowed) and calls member for each of its members, with the key
 // decoded. It reports false for a valid value that is not an object.
 func forEachMember(b []byte, member func(key string, val []byte) error) (isObject bool, err error) {
+	return forEachMemberWith(b, nil, member)
+}
+
+// forEachMemberWith is forEachMember where value, when not nil, may take
+// over a member's value (see valueHook).
+func forEachMemberWith(b []byte, value valueHook, member func(key string, val []byte) error) (isObject bool, err error) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		end, err := scanValue(b, i, 0)
@@ -227,7 +257,7 @@ func forEachMember(b []byte, member func(key string, val []byte) error) (isObjec
 		}
 		return false, err
 	}
-	end, err := scanObject(b, i, 1, func(key, val []byte) error {
+	end, err := scanObjectWith(b, i, 1, value, func(key, val []byte) error {
 		return member(unquote(key), val)
 	})
 	if err != nil {
@@ -237,6 +267,27 @@ func forEachMember(b []byte, member func(key string, val []byte) error) (isObjec
 		return true, fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
 	}
 	return true, nil
+}
+
+// checkJSON validates b as exactly one JSON value (white space around
+// allowed).
+func checkJSON(b []byte) error {
+	end, err := scanValue(b, skipWS(b, 0), 0)
+	if err == nil && skipWS(b, end) != len(b) {
+		err = fmt.Errorf("%w: data after the value at offset %d", errSyntax, end)
+	}
+	return err
+}
+
+// skipUnchecked is a valueHook that passes over a value without
+// validating it (skipValid: every bound checked, no syntax), for a value
+// that its reader validates itself.
+func skipUnchecked(b, _ []byte, i int) (int, error) {
+	end := skipValid(b, i)
+	if end <= i {
+		return 0, fmt.Errorf("%w: unexpected end of input", errSyntax)
+	}
+	return end, nil
 }
 
 // unquote returns the text of a validated string token. Escapes and
@@ -281,29 +332,36 @@ type listPage struct {
 }
 
 // parseListPage returns a list result's items array (field: "tools",
-// "prompts", "resources" or "resourceTemplates"), undecoded and split into
-// its elements (appended to buf's spare capacity), its cursor and its
-// caching hints. res was validated with the whole message (parseEnvelope),
-// so it is walked here without a second validation, and the items array
-// is split in the same pass that finds it; the walk still checks every
+// "prompts", "resources" or "resourceTemplates"), split into its elements
+// (appended to buf's spare capacity), its cursor and its caching hints.
+// res comes unvalidated (see parseEnvelope): the object and every member
+// but the items array are validated here, and the items array is split in
+// the same pass, its syntax between the items checked; the items
+// themselves are validated by the walk's builders when new — an item the
+// walk reuses is byte for byte one validated before. The walk checks every
 // bound and never panics, whatever res holds. The items share res's bytes
 // (see rawRef).
-func parseListPage(res []byte, field string, buf []rawRef) (page listPage, next *string, info pageInfo, err error) {
+//
+// idx, when not nil, is res as the envelope's pass read it (see
+// parseEnvelope): its members are taken from there, already validated but
+// for the items, and res is not read again.
+func parseListPage(res []byte, idx *resultIndex, field string, buf []rawRef) (page listPage, next *string, info pageInfo, err error) {
 	info.ttlMs = -1
-	ok := walkObject(res, func(key []byte, i int) int {
-		if !isKey(key, field) || (res[i] != '[' && res[i] != 'n') {
-			return 0
+	items := func(key, val []byte, split func() ([]rawRef, bool)) (bool, error) {
+		if val[0] != '[' || !isKey(key, field) {
+			return false, nil
 		}
-		items, end, ok := splitArrayAt(res, i, buf[len(buf):len(buf)])
-		if !ok {
-			return 0
+		if page.array {
+			// The first array's items were not validated (see above).
+			return false, fmt.Errorf("the member %q appears twice", field)
 		}
-		page = listPage{raw: rawRef(res[i:end:end]), items: items, array: true}
-		return end
-	}, func(key, val []byte) {
-		if err != nil {
-			return
+		elems, ok := split()
+		if ok {
+			page = listPage{raw: rawRef(val[:len(val):len(val)]), items: elems, array: true}
 		}
+		return ok, nil
+	}
+	member := func(key, val []byte) error {
 		switch unquote(key) {
 		case field:
 			if !page.array || &page.raw[0] != &val[0] {
@@ -317,7 +375,7 @@ func parseListPage(res []byte, field string, buf []rawRef) (page listPage, next 
 			case 'n':
 				next = nil
 			default:
-				err = errors.New(`"nextCursor" is not a string`)
+				return errors.New(`"nextCursor" is not a string`)
 			}
 		case "resultType":
 			if val[0] == '"' {
@@ -332,15 +390,52 @@ func parseListPage(res []byte, field string, buf []rawRef) (page listPage, next 
 				info.cacheScope = unquote(val)
 			}
 		}
-	})
+		return nil
+	}
+	if idx != nil {
+		for _, m := range idx.members {
+			if m.array {
+				isItems, err := items(m.key, m.val, func() ([]rawRef, bool) { return m.items, true })
+				for _, it := range m.items {
+					if err == nil && !isItems {
+						err = checkJSON(it) // another array: validated here
+					}
+				}
+				if err != nil {
+					return listPage{}, nil, info, err
+				}
+			}
+			if err := member(m.key, m.val); err != nil {
+				return listPage{}, nil, info, err
+			}
+		}
+		return page, next, info, nil
+	}
+	i := skipWS(res, 0)
+	if i >= len(res) || res[i] != '{' {
+		if err := checkJSON(res); err != nil {
+			return listPage{}, nil, info, err
+		}
+		return listPage{}, nil, info, errors.New("the result is not a JSON object")
+	}
+	end, err := scanObjectWith(res, i, 1, func(b, key []byte, i int) (int, error) {
+		end := 0
+		ok, err := items(key, b[i:], func() ([]rawRef, bool) {
+			elems, e, ok := splitArrayAt(b, i, buf[len(buf):len(buf)])
+			end = e
+			return elems, ok
+		})
+		if !ok {
+			return 0, err // 0: not an array after all, the scanner says where
+		}
+		page.raw = page.raw[: end-i : end-i]
+		return end, nil
+	}, member)
+	if err == nil && skipWS(res, end) != len(res) {
+		err = fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
+	}
 	if err != nil {
 		return listPage{}, nil, info, err
-	}
-	if !ok {
-		if i := skipWS(res, 0); i >= len(res) || res[i] != '{' {
-			return listPage{}, nil, info, errors.New("the result is not a JSON object")
-		}
-		return listPage{}, nil, info, errSyntax
 	}
 	return page, next, info, nil
 }
@@ -358,13 +453,6 @@ func isKey(tok []byte, name string) bool {
 // every bound and never panics, whatever res holds; it reports false when
 // res is not an object or ends early.
 func walkMembers(res []byte, fn func(key, val []byte)) bool {
-	return walkObject(res, nil, fn)
-}
-
-// walkObject is walkMembers where skip, when not nil, may pass over a
-// member's value itself: given the key and the value's start, it returns
-// the index just past the value, or 0 to leave it to skipValid.
-func walkObject(res []byte, skip func(key []byte, i int) int, fn func(key, val []byte)) bool {
 	i := skipWS(res, 0)
 	if i >= len(res) || res[i] != '{' {
 		return false
@@ -381,13 +469,7 @@ func walkObject(res []byte, skip func(key []byte, i int) int, fn func(key, val [
 			return false
 		}
 		i = skipWS(res, i+1)
-		end := 0
-		if skip != nil && i < len(res) {
-			end = skip(key, i)
-		}
-		if end <= i {
-			end = skipValid(res, i)
-		}
+		end := skipValid(res, i)
 		if end <= i {
 			return false
 		}
@@ -449,10 +531,10 @@ func skipValid(b []byte, i int) int {
 }
 
 // splitArray returns the elements of the JSON array b as sub-slices of b.
-// b must be valid JSON: it comes out of parseListPage, whose scanner
-// checked it. That lets one plain pass over the bytes replace the scanner of
-// encoding/json. A value that is not an array reports false; null is an
-// empty list.
+// One plain pass over the bytes, which checks the array's own syntax (its
+// brackets and the commas between elements) and not the elements: a
+// caller validates those it keeps, or knows b to be valid. A value that is
+// not an array reports false; null is an empty list.
 func splitArray(b []byte) ([]rawRef, bool) {
 	out, end, ok := splitArrayAt(b, skipWS(b, 0), nil)
 	return out, ok && skipWS(b, end) == len(b)
@@ -493,6 +575,9 @@ func splitArrayAt(b []byte, i int, out []rawRef) ([]rawRef, int, bool) {
 			if depth > 0 {
 				depth--
 				continue
+			}
+			if c != ']' {
+				return nil, 0, false // [ closed by }
 			}
 			if start >= 0 {
 				out = append(out, trimRef(b[start:i]))

@@ -34,7 +34,7 @@ func BenchmarkReadListPage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, next, _, err := parseListPage(m.Result, "tools", buf[:0])
+		p, next, _, err := parseListPage(m.Result, m.index, "tools", buf[:0])
 		if err != nil || len(p.items) != 100 || next == nil {
 			b.Fatalf("%d items, %v", len(p.items), err)
 		}
@@ -55,7 +55,7 @@ func BenchmarkReadListPageParts(b *testing.B) {
 	b.Run("split", func(b *testing.B) {
 		var buf []rawRef
 		for b.Loop() {
-			p, _, _, _ := parseListPage(m.Result, "tools", buf[:0])
+			p, _, _, _ := parseListPage(m.Result, nil, "tools", buf[:0])
 			buf = p.items
 		}
 	})

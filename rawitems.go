@@ -1,6 +1,9 @@
 package mcplive
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Options.RawItems: the live lists keep each item as its key and its raw
 // JSON, and a walk decodes no item into its Go type. In wasm that is most
@@ -51,9 +54,9 @@ func decodeRaw[T Item](e rawEntries) []T {
 	return out
 }
 
-// rawBuild is the builder of a RawItems list: it reads an item's key (and
-// a tool's inputSchema, for its x-mcp-header marks) with the scanner, from
-// JSON that was validated with its message, and decodes nothing else.
+// rawBuild is the builder of a RawItems list: it validates a new item's
+// JSON and reads its key (and a tool's inputSchema, for its x-mcp-header
+// marks) in one pass of the scanner, and decodes nothing else.
 type rawBuild struct {
 	keyField string
 	tools    bool
@@ -78,17 +81,21 @@ func (b *rawBuild) addPage(_ []byte, n int) (bool, error) {
 
 func (b *rawBuild) add(raw []byte) (string, error) {
 	b.out = append(b.out, rawItem{})
-	return b.setRaw(len(b.out)-1, raw), nil
+	return b.setRaw(len(b.out)-1, raw)
 }
 
 func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
 
-// setRaw reads item i's key from raw: "" when raw is not an object or its
-// key member is not a string, which the walk reports as an item without a
-// key.
-func (b *rawBuild) setRaw(i int, raw []byte) string {
+// setRaw validates raw (a walk hands it over unvalidated, see
+// parseListPage) and reads item i's key from it in the same pass: "" when
+// raw is not an object or its key member is not a string, which the walk
+// reports as an item without a key.
+func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
 	it := rawItem{raw: json.RawMessage(raw)}
-	walkMembers(raw, func(k, v []byte) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", checkJSON(raw)
+	}
+	end, err := scanObject(raw, 0, 1, func(k, v []byte) error {
 		switch {
 		case isKey(k, b.keyField):
 			if v[0] == '"' {
@@ -97,9 +104,16 @@ func (b *rawBuild) setRaw(i int, raw []byte) string {
 		case b.tools && isKey(k, "inputSchema"):
 			it.params = scanParams(json.RawMessage(v))
 		}
+		return nil
 	})
+	if err == nil && end != len(raw) {
+		err = fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
+	}
+	if err != nil {
+		return "", err
+	}
 	b.out[i] = it
-	return it.key
+	return it.key, nil
 }
 
 func (b *rawBuild) items() itemSlice { return b.out }

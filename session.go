@@ -168,24 +168,36 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 // requestRaw is request without the check of the result's type, for a
 // caller that checks it itself (a list page).
 func (s *Session) requestRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return requestVia(ctx, s, method, params, s.rpc.call)
+}
+
+// requestPage is requestRaw for a list page, whose result the walk
+// validates itself (see parseEnvelope): the whole response.
+func (s *Session) requestPage(ctx context.Context, method string, params any) (*wireMessage, error) {
+	return requestVia(ctx, s, method, params, s.rpc.callUnchecked)
+}
+
+// requestVia is requestRaw with the rpcConn call that sends the request.
+func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
+	var none R
 	params, err := s.withMeta(params)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return none, fmt.Errorf("%s: %w", method, err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	raw, err := s.rpc.call(rctx, method, params)
+	raw, err := call(rctx, method, params)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			// Our timeout, not a deadline of the caller's ctx (that one
 			// is reported as the caller's context error, below).
-			return nil, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
+			return none, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
 		}
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
-			return nil, err
+			return none, err
 		}
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return none, fmt.Errorf("%s: %w", method, err)
 	}
 	return raw, nil
 }

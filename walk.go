@@ -32,11 +32,11 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		if cursor != nil {
 			params = cursorParams{*cursor} // encoded without a map's sorting of keys
 		}
-		res, err := s.requestRaw(ctx, spec.method, params)
+		res, err := s.requestPage(ctx, spec.method, params)
 		if err != nil {
 			return nil, nil, err
 		}
-		items, next, info, err := parseListPage(res, spec.field, elems)
+		items, next, info, err := parseListPage(res.Result, res.index, spec.field, elems)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
@@ -77,8 +77,9 @@ type builder interface {
 	add(raw []byte) (key string, err error)
 	// reuse appends the builder's previous items [from, to) as they are.
 	reuse(from, to int)
-	// setRaw sets the raw JSON of item i and returns its key.
-	setRaw(i int, raw []byte) (key string)
+	// setRaw sets the raw JSON of item i and returns its key; an error
+	// when raw is not valid JSON (a builder that decoded it knows it is).
+	setRaw(i int, raw []byte) (key string, err error)
 	// items returns what was built.
 	items() itemSlice
 }
@@ -125,9 +126,9 @@ func (b *build[T, PT]) add(raw []byte) (string, error) {
 
 func (b *build[T, PT]) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
 
-func (b *build[T, PT]) setRaw(i int, raw []byte) string {
+func (b *build[T, PT]) setRaw(i int, raw []byte) (string, error) {
 	PT(&b.out[i]).setRaw(json.RawMessage(raw))
-	return b.out[i].Key()
+	return b.out[i].Key(), nil
 }
 
 func (b *build[T, PT]) items() itemSlice { return entries[T](b.out) }
@@ -164,7 +165,11 @@ func decodeItems(spec kindSpec, pages []listPage, b builder) error {
 			return fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
 		}
 		for i, raw := range page.items {
-			if b.setRaw(base+i, raw) == "" {
+			key, err := b.setRaw(base+i, raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+			}
+			if key == "" {
 				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, snippet(raw)))
 			}
 		}
