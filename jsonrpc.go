@@ -194,7 +194,9 @@ func indexResult(b []byte, i int) (*resultIndex, int, bool) {
 		if b[i] != '[' {
 			return 0, nil
 		}
-		items, end, ok := splitArrayAt(b, i, nil)
+		// Room for one element per ~200 bytes that follow (a list page's
+		// items are rarely smaller): one allocation, not one per doubling.
+		items, end, ok := splitArrayAt(b, i, make([]rawRef, 0, (len(b)-i)/200+4))
 		if !ok {
 			return 0, nil // the scanner says what is wrong
 		}
