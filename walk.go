@@ -21,7 +21,9 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 	}
 	var hint *CacheHint
 	var all []listPage
-	elems := make([]rawRef, 0, sizeHint)
+	// The items of a page whose result the envelope indexed (an object:
+	// every well-formed page) come split already; elems is for the others.
+	var elems []rawRef
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
@@ -36,6 +38,9 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		if err != nil {
 			return nil, nil, err
 		}
+		if res.index == nil && elems == nil {
+			elems = make([]rawRef, 0, sizeHint)
+		}
 		items, next, info, err := parseListPage(res.Result, res.index, spec.field, elems)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
@@ -45,7 +50,9 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		}
 		hint = hint.merge(info)
 		all = append(all, items)
-		elems = items.items[len(items.items):]
+		if res.index == nil {
+			elems = items.items[len(items.items):]
+		}
 		if next == nil || (*next == "" && !s.modern) {
 			return all, hint, nil
 		}
