@@ -73,6 +73,11 @@ func FuzzDecodeMessage(f *testing.F) {
 			t.Fatalf("no message and no error for %q", data)
 		}
 		checkShape(t, m, kind, data)
+		// The Streamable HTTP transport tells a request's response on its
+		// stream without reading the whole message: it must agree.
+		if len(m.ID) > 0 && isResponseTo(data, m.ID) != (kind == kindResponse) {
+			t.Fatalf("isResponseTo(%q, %s) = %v for a message of kind %d", data, m.ID, !(kind == kindResponse), kind)
+		}
 		if m.Result != nil && checkJSON(m.Result) != nil {
 			// A result is validated by whoever reads it (see
 			// parseEnvelope): rpcConn.callWith refuses this one.

@@ -161,10 +161,59 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done
 	}
 }
 
-// isResponseTo reports whether msg is the response to request id.
+// isResponseTo reports whether msg is the response to request id. It
+// reads msg's members only until that is settled: a response's result,
+// which may be a 26 KB list page, is then read once, by the read loop
+// (which also rejects what is not valid JSON-RPC; a message with both a
+// method and a result may pass here and fails there).
 func isResponseTo(msg []byte, id json.RawMessage) bool {
-	m, err := parseEnvelope(msg)
-	return err == nil && m.Method == "" && (m.Result != nil || m.Error != nil) && bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(id))
+	want := bytes.TrimSpace(id)
+	i := skipWS(msg, 0)
+	if i >= len(msg) || msg[i] != '{' {
+		return false
+	}
+	i = skipWS(msg, i+1)
+	idOK, answered := false, false
+	for i < len(msg) && msg[i] == '"' {
+		keyEnd := skipValid(msg, i)
+		if keyEnd < i+2 {
+			return false
+		}
+		key := msg[i:keyEnd]
+		i = skipWS(msg, keyEnd)
+		if i >= len(msg) || msg[i] != ':' {
+			return false
+		}
+		i = skipWS(msg, i+1)
+		if i >= len(msg) {
+			return false
+		}
+		isNull := msg[i] == 'n' // a null method or error counts as none; a null result is a result
+		switch {
+		case isKey(key, "method") && !isNull:
+			return false
+		case isKey(key, "result") || (isKey(key, "error") && !isNull):
+			if idOK {
+				return true
+			}
+			answered = true
+		}
+		end := skipValid(msg, i)
+		if end <= i {
+			return false
+		}
+		if isKey(key, "id") {
+			idOK = bytes.Equal(msg[i:end], want)
+			if idOK && answered {
+				return true
+			}
+		}
+		i = skipWS(msg, end)
+		if i < len(msg) && msg[i] == ',' {
+			i = skipWS(msg, i+1)
+		}
+	}
+	return false
 }
 
 // invalidateAll queues the list_changed notifications of every kind, so
