@@ -168,52 +168,26 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done
 // method and a result may pass here and fails there).
 func isResponseTo(msg []byte, id json.RawMessage) bool {
 	want := bytes.TrimSpace(id)
-	i := skipWS(msg, 0)
-	if i >= len(msg) || msg[i] != '{' {
-		return false
-	}
-	i = skipWS(msg, i+1)
-	idOK, answered := false, false
-	for i < len(msg) && msg[i] == '"' {
-		keyEnd := skipValid(msg, i)
-		if keyEnd < i+2 {
-			return false
-		}
-		key := msg[i:keyEnd]
-		i = skipWS(msg, keyEnd)
-		if i >= len(msg) || msg[i] != ':' {
-			return false
-		}
-		i = skipWS(msg, i+1)
-		if i >= len(msg) {
-			return false
-		}
+	idOK, answered, is := false, false, false
+	walkMembersUntil(msg, func(key []byte, i int) bool {
 		isNull := msg[i] == 'n' // a null method or error counts as none; a null result is a result
 		switch {
 		case isKey(key, "method") && !isNull:
-			return false
+			return true // a request or a notification
 		case isKey(key, "result") || (isKey(key, "error") && !isNull):
-			if idOK {
-				return true
-			}
+			is = idOK
 			answered = true
+			return is
 		}
-		end := skipValid(msg, i)
-		if end <= i {
-			return false
-		}
+		return false
+	}, func(key, val []byte) bool {
 		if isKey(key, "id") {
-			idOK = bytes.Equal(msg[i:end], want)
-			if idOK && answered {
-				return true
-			}
+			idOK = bytes.Equal(val, want)
+			is = idOK && answered
 		}
-		i = skipWS(msg, end)
-		if i < len(msg) && msg[i] == ',' {
-			i = skipWS(msg, i+1)
-		}
-	}
-	return false
+		return is
+	})
+	return is
 }
 
 // invalidateAll queues the list_changed notifications of every kind, so
