@@ -224,7 +224,7 @@ func checkResult(method string, raw json.RawMessage) error {
 }
 
 // topString returns the string member name of the JSON object res, which
-// was validated with its message; "" when absent or not a string.
+// was validated before its caller saw it; "" when absent or not a string.
 func topString(res []byte, name string) string {
 	var out string
 	walkMembers(res, func(key, val []byte) {

@@ -14,8 +14,10 @@ import (
 // function call per byte; for a 30 KB page of tools that happens for the
 // message, again for the result, and again for each item. In wasm that
 // dominated the time of a re-list. Here one plain pass validates the
-// envelope and finds its members; only the small members and the items
-// that are new are handed to encoding/json.
+// envelope and finds its members, and splits a result's arrays into their
+// elements (see parseEnvelope); a list page's items are validated when
+// they are new, and only those, with the small members, reach
+// encoding/json.
 
 const maxNesting = 10000 // as encoding/json
 
@@ -449,9 +451,10 @@ func isKey(tok []byte, name string) bool {
 }
 
 // walkMembers calls fn with each member of the JSON object res, which is
-// known to be valid (it was validated with its message). It still checks
-// every bound and never panics, whatever res holds; it reports false when
-// res is not an object or ends early.
+// known to be valid (validated with its message, or a result by
+// rpcConn.callWith). It still checks every bound and never panics,
+// whatever res holds (isResponseTo walks messages not validated yet); it
+// reports false when res is not an object or ends early.
 func walkMembers(res []byte, fn func(key, val []byte)) bool {
 	_, ok := walkMembersUntil(res, nil, func(key, val []byte) bool {
 		fn(key, val)
