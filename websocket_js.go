@@ -14,13 +14,16 @@ import (
 var textFrameReader js.Value
 
 // SetTextFrameReader (js/wasm only) gives the WebSocket connections dialed
-// after it a JS function (MessageEvent) → Uint8Array | undefined that
-// returns the UTF-8 bytes of a text message, undefined for any other: a
-// message then reaches Go as one copy of its bytes, instead of a JS string
-// that wasm_exec.js enters in its table of values (hashing it whole) and
-// Go decodes and copies twice. The npm package's loader sets one. It takes
-// effect only with a coder/websocket that has Conn.SetTextReader (the copy
-// that wasm/modfile.sh patches); with upstream's, messages come as strings.
+// after it a JS function (MessageEvent, addr, cap) → number | undefined
+// that encodes the UTF-8 bytes of a text message into this program's
+// memory at addr (TextEncoder.encodeInto) when they fit in cap bytes and
+// returns their count, returns -n (n > cap) when they need up to n bytes,
+// and returns undefined for any other message: a message then reaches Go
+// as one encode and one copy, instead of a JS string that wasm_exec.js
+// enters in its table of values (hashing it whole) and Go decodes and
+// copies twice. The npm package's loader sets one. It takes effect only
+// with a coder/websocket that has Conn.SetTextReader (the copy that
+// wasm/modfile.sh patches); with upstream's, messages come as strings.
 func SetTextFrameReader(fn js.Value) { textFrameReader = fn }
 
 // useTextReader hands c the text frame reader, where c can take one.
