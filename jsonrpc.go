@@ -120,7 +120,7 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 		}
 		m.index = nil
 		if b[i] == '{' {
-			if idx, end, ok := indexResult(b, i); ok {
+			if idx, end, err := indexResult(b, i, 2); err == nil {
 				m.index = idx
 				return end, nil
 			}
@@ -185,12 +185,13 @@ type resultMember struct {
 	array    bool
 }
 
-// indexResult reads the result object at b[i]: its end and its index; not
-// ok when it is not valid as indexResult checks it, which leaves the
-// error to the result's reader.
-func indexResult(b []byte, i int) (*resultIndex, int, bool) {
+// indexResult reads the result object at b[i], at nesting depth depth:
+// its index and its end, or why it is not valid as indexResult checks it
+// (in a message, the envelope then leaves the error to the result's
+// reader).
+func indexResult(b []byte, i, depth int) (*resultIndex, int, error) {
 	idx := &resultIndex{members: make([]resultMember, 0, 4)}
-	end, err := scanObjectWith(b, i, 2, func(b, key []byte, i int) (int, error) {
+	end, err := scanObjectWith(b, i, depth, func(b, key []byte, i int) (int, error) {
 		if b[i] != '[' {
 			return 0, nil
 		}
@@ -209,14 +210,15 @@ func indexResult(b []byte, i int) (*resultIndex, int, bool) {
 		return nil
 	})
 	if err != nil {
-		return nil, 0, false
+		return nil, 0, err
 	}
-	return idx, end, true
+	return idx, end, nil
 }
 
-// checkResult validates what the envelope's pass did not of a response's
-// result: the elements of its arrays, or all of it without an index.
-func (m *wireMessage) checkResult() error {
+// validateResult validates what the envelope's pass did not of a
+// response's result: the elements of its arrays, or all of it without an
+// index.
+func (m *wireMessage) validateResult() error {
 	if m.index == nil {
 		return checkJSON(m.Result)
 	}
@@ -567,7 +569,7 @@ func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID 
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkResult(); err != nil {
+	if err := m.validateResult(); err != nil {
 		return nil, protocolError("the result is not valid JSON (%v): %s", err, snippet(m.Result))
 	}
 	return m.Result, nil

@@ -143,10 +143,10 @@ func scanObject(b []byte, i, depth int, member func(key, val []byte) error) (int
 }
 
 // valueHook, given a member's key token and the index of its value (a
-// valid index of b, past any white space), may
-// take the value over from the scanner: it returns the index just past
-// the value, having checked what it needs of it, or 0 to have the value
-// validated as usual, or an error.
+// valid index of b, past any white space), may take the value over from
+// the scanner: it returns the index just past the value, having checked
+// what it needs of it, or 0 to have the value validated as usual, or an
+// error.
 type valueHook func(b, key []byte, i int) (int, error)
 
 // scanObjectWith is scanObject where value, when not nil, may take over a
@@ -334,112 +334,83 @@ type listPage struct {
 }
 
 // parseListPage returns a list result's items array (field: "tools",
-// "prompts", "resources" or "resourceTemplates"), split into its elements
-// (appended to buf's spare capacity), its cursor and its caching hints.
-// res comes unvalidated (see parseEnvelope): the object and every member
-// but the items array are validated here, and the items array is split in
-// the same pass, its syntax between the items checked; the items
-// themselves are validated by the walk's builders when new — an item the
-// walk reuses is byte for byte one validated before. The walk checks every
-// bound and never panics, whatever res holds. The items share res's bytes
-// (see rawRef).
-//
-// idx, when not nil, is res as the envelope's pass read it (see
-// parseEnvelope): its members are taken from there, already validated but
-// for the items, and res is not read again.
-func parseListPage(res []byte, idx *resultIndex, field string, buf []rawRef) (page listPage, next *string, info pageInfo, err error) {
+// "prompts", "resources" or "resourceTemplates"), split into its elements,
+// its cursor and its caching hints. idx is res as the envelope's pass read
+// it (see parseEnvelope); nil makes it here. Either way the object and
+// every member but the items array are validated, and the array's own
+// syntax (brackets, commas) is checked; the items themselves are validated
+// by the walk's builders when new — an item the walk reuses is byte for
+// byte one validated before. It checks every bound and never panics,
+// whatever res holds. The items share res's bytes (see rawRef).
+func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, next *string, info pageInfo, err error) {
 	info.ttlMs = -1
-	items := func(key, val []byte, split func() ([]rawRef, bool)) (bool, error) {
-		if val[0] != '[' || !isKey(key, field) {
-			return false, nil
+	if idx == nil {
+		if idx, err = readResultObject(res); err != nil {
+			return listPage{}, nil, info, err
 		}
-		if page.array {
-			// The first array's items were not validated (see above).
-			return false, fmt.Errorf("the member %q appears twice", field)
-		}
-		elems, ok := split()
-		if ok {
-			page = listPage{raw: rawRef(val[:len(val):len(val)]), items: elems, array: true}
-		}
-		return ok, nil
 	}
-	member := func(key, val []byte) error {
-		switch unquote(key) {
+	for _, m := range idx.members {
+		isItems := m.array && isKey(m.key, field)
+		switch {
+		case isItems && page.array:
+			// The first array's items were not validated (see above).
+			return listPage{}, nil, info, fmt.Errorf("the member %q appears twice", field)
+		case isItems:
+			page = listPage{raw: rawRef(m.val[:len(m.val):len(m.val)]), items: m.items, array: true}
+		default:
+			for _, it := range m.items {
+				if err := checkJSON(it); err != nil { // another member's array
+					return listPage{}, nil, info, err
+				}
+			}
+		}
+		switch unquote(m.key) {
 		case field:
-			if !page.array || &page.raw[0] != &val[0] {
-				page = listPage{raw: rawRef(val[:len(val):len(val)])}
+			if !isItems {
+				page = listPage{raw: rawRef(m.val[:len(m.val):len(m.val)])}
 			}
 		case "nextCursor":
-			switch val[0] {
+			switch m.val[0] {
 			case '"':
-				s := unquote(val)
+				s := unquote(m.val)
 				next = &s
 			case 'n':
 				next = nil
 			default:
-				return errors.New(`"nextCursor" is not a string`)
+				return listPage{}, nil, info, errors.New(`"nextCursor" is not a string`)
 			}
 		case "resultType":
-			if val[0] == '"' {
-				info.resultType = unquote(val)
+			if m.val[0] == '"' {
+				info.resultType = unquote(m.val)
 			}
 		case "ttlMs":
-			if n, perr := strconv.ParseFloat(string(val), 64); perr == nil {
+			if n, perr := strconv.ParseFloat(string(m.val), 64); perr == nil {
 				info.ttlMs = int64(max(n, 0))
 			}
 		case "cacheScope":
-			if val[0] == '"' {
-				info.cacheScope = unquote(val)
+			if m.val[0] == '"' {
+				info.cacheScope = unquote(m.val)
 			}
 		}
-		return nil
 	}
-	if idx != nil {
-		for _, m := range idx.members {
-			if m.array {
-				isItems, err := items(m.key, m.val, func() ([]rawRef, bool) { return m.items, true })
-				for _, it := range m.items {
-					if err == nil && !isItems {
-						err = checkJSON(it) // another array: validated here
-					}
-				}
-				if err != nil {
-					return listPage{}, nil, info, err
-				}
-			}
-			if err := member(m.key, m.val); err != nil {
-				return listPage{}, nil, info, err
-			}
-		}
-		return page, next, info, nil
-	}
+	return page, next, info, nil
+}
+
+// readResultObject reads a result on its own (not in its message) as
+// indexResult does: an error when it is not one JSON object.
+func readResultObject(res []byte) (*resultIndex, error) {
 	i := skipWS(res, 0)
 	if i >= len(res) || res[i] != '{' {
 		if err := checkJSON(res); err != nil {
-			return listPage{}, nil, info, err
+			return nil, err
 		}
-		return listPage{}, nil, info, errors.New("the result is not a JSON object")
+		return nil, errors.New("the result is not a JSON object")
 	}
-	end, err := scanObjectWith(res, i, 1, func(b, key []byte, i int) (int, error) {
-		end := 0
-		ok, err := items(key, b[i:], func() ([]rawRef, bool) {
-			elems, e, ok := splitArrayAt(b, i, buf[len(buf):len(buf)])
-			end = e
-			return elems, ok
-		})
-		if !ok {
-			return 0, err // 0: not an array after all, the scanner says where
-		}
-		page.raw = page.raw[: end-i : end-i]
-		return end, nil
-	}, member)
+	idx, end, err := indexResult(res, i, 1)
 	if err == nil && skipWS(res, end) != len(res) {
 		err = fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
 	}
-	if err != nil {
-		return listPage{}, nil, info, err
-	}
-	return page, next, info, nil
+	return idx, err
 }
 
 // isKey reports whether the key token tok (with its quotes) is name.

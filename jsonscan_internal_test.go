@@ -44,21 +44,21 @@ func FuzzScanMatchesEncodingJSON(f *testing.F) {
 }
 
 func TestParseListPage(t *testing.T) {
-	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), nil, "tools", nil)
+	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), nil, "tools")
 	if err != nil || string(items.raw) != `[{"name":"a"}]` || len(items.items) != 1 || next == nil || *next != "c2" {
 		t.Fatalf("got %s %v %v", items.raw, next, err)
 	}
-	items, next, _, err = parseListPage([]byte(`{"tools":[]}`), nil, "tools", nil)
+	items, next, _, err = parseListPage([]byte(`{"tools":[]}`), nil, "tools")
 	if err != nil || string(items.raw) != `[]` || !items.array || next != nil {
 		t.Fatalf("got %s %v %v", items.raw, next, err)
 	}
 	// parseListPage takes results that parseEnvelope validated; on
 	// anything else it must still fail or succeed without a panic.
 	for _, odd := range []string{`{"tools":[}`, `{"tools`, `{"a":"\`, `{"a":[[[`, `{`, `{"a"`, `{"a":`, `{"a":1,`, `{"tools":"x"}`} {
-		parseListPage([]byte(odd), nil, "tools", nil)
+		parseListPage([]byte(odd), nil, "tools")
 	}
 	for _, bad := range []string{`[]`, `{"tools":[],"nextCursor":5}`, `"x"`, ``} {
-		if _, _, _, err := parseListPage([]byte(bad), nil, "tools", nil); err == nil {
+		if _, _, _, err := parseListPage([]byte(bad), nil, "tools"); err == nil {
 			t.Errorf("parseListPage(%s): no error", bad)
 		}
 	}
@@ -77,12 +77,12 @@ func FuzzParseListPage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		page, next, info, err := parseListPage(b, nil, "tools", make([]rawRef, 1, 4))
+		page, next, info, err := parseListPage(b, nil, "tools")
 		// The envelope's pass reads an object result into an index: from it,
 		// parseListPage must find what it finds in the bytes.
 		msg := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), b...), '}')
 		if m, _, derr := decodeMessage(msg); derr == nil && m.index != nil && string(m.Result) == string(bytes.Trim(b, " \t\r\n")) {
-			page2, next2, info2, err2 := parseListPage(m.Result, m.index, "tools", nil)
+			page2, next2, info2, err2 := parseListPage(m.Result, m.index, "tools")
 			if (err == nil) != (err2 == nil) || page.array != page2.array || len(page.items) != len(page2.items) ||
 				(next == nil) != (next2 == nil) || (next != nil && *next != *next2) || info != info2 {
 				t.Fatalf("%q: from the bytes %v, %d items, err %v; from the index %v, %d items, err %v", b, page.array, len(page.items), err, page2.array, len(page2.items), err2)

@@ -9,7 +9,7 @@ import (
 // rawPages reads one list result into its pages, as a walk does.
 func rawPages(t *testing.T, spec kindSpec, result string) []listPage {
 	t.Helper()
-	page, _, _, err := parseListPage([]byte(result), nil, spec.field, nil)
+	page, _, _, err := parseListPage([]byte(result), nil, spec.field)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,21 +9,16 @@ import (
 
 // listRaw walks every page of a list and returns, in order, the items
 // array of each page, undecoded but split into its elements, and the pages'
-// caching hints. sizeHint is the number of items expected (0: unknown): the
-// elements of every page share one slice of that capacity. A cursor
-// seen twice, or more than MaxPages pages, ends the walk with an error
-// wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
+// caching hints. A cursor seen twice, or more than MaxPages pages, ends the
+// walk with an error wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
 // in the modern era it is a cursor like any other, and only an absent one
 // ends it.
-func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]listPage, *CacheHint, error) {
+func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]listPage, *CacheHint, error) {
 	if err := s.need(spec.method, spec.offered(s.caps()), spec.capability); err != nil {
 		return nil, nil, err
 	}
 	var hint *CacheHint
 	var all []listPage
-	// The items of a page whose result the envelope indexed (an object:
-	// every well-formed page) come split already; elems is for the others.
-	var elems []rawRef
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
@@ -38,10 +33,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		if err != nil {
 			return nil, nil, err
 		}
-		if res.index == nil && elems == nil {
-			elems = make([]rawRef, 0, sizeHint)
-		}
-		items, next, info, err := parseListPage(res.Result, res.index, spec.field, elems)
+		items, next, info, err := parseListPage(res.Result, res.index, spec.field)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
@@ -50,9 +42,6 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, sizeHint int) ([]l
 		}
 		hint = hint.merge(info)
 		all = append(all, items)
-		if res.index == nil {
-			elems = items.items[len(items.items):]
-		}
 		if next == nil || (*next == "" && !s.modern) {
 			return all, hint, nil
 		}
@@ -195,7 +184,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
 	spec, _ := specOf(kind)
-	raws, _, err := s.listRaw(ctx, spec, 0)
+	raws, _, err := s.listRaw(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +202,7 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 // which matters most in wasm, where encoding/json is slow.
 func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
 	n := prev.Len()
-	pages, hint, err := s.listRaw(ctx, spec, n+n/8+8)
+	pages, hint, err := s.listRaw(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -154,13 +154,15 @@ for (const mode of MODES) describe(`a connected client (${mode.name})`, () => {
     ];
     for (const [name, description] of sizes) {
       const tool = `frame-${name}`;
-      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.added.some((t) => t.name === tool));
+      // A generous bound for 300 KB on a busy machine: it only keeps a lost
+      // message from hanging the test.
+      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.added.some((t) => t.name === tool), 30000);
       await server.control("add-tool", { name: tool, description });
       const ev = await evp;
       assert.equal(ev.added.find((t) => t.name === tool).description, description, `${name}: the description as sent`);
     }
     for (const [name] of sizes) {
-      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.removed.some((t) => t.name === `frame-${name}`));
+      const evp = nextEvent(client, "change", (e) => e.kind === "tools" && e.removed.some((t) => t.name === `frame-${name}`), 30000);
       await server.control("remove-tool", { name: `frame-${name}` });
       await evp;
     }
