@@ -565,7 +565,7 @@ func (c *rpcConn) call(ctx context.Context, method string, params any) (json.Raw
 // sent, so that what the server sends about it (a listen stream's
 // acknowledgment) can be matched to it.
 func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
-	m, err := c.exchange(ctx, method, params, onID)
+	m, err := c.exchange(ctx, method, params, onID, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -578,13 +578,16 @@ func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID 
 // callUnchecked is call for a result whose reader validates it (a list
 // page: parseListPage and the walk's builders; see parseEnvelope): the
 // response, with the index of its result when the envelope made one.
-func (c *rpcConn) callUnchecked(ctx context.Context, method string, params any) (*wireMessage, error) {
-	return c.exchange(ctx, method, params, nil)
+// afterSend, when not nil, runs once the request is written, before the
+// wait for its response (a walk reads the page before while the server
+// makes this one).
+func (c *rpcConn) callUnchecked(ctx context.Context, method string, params any, afterSend func()) (*wireMessage, error) {
+	return c.exchange(ctx, method, params, nil, afterSend)
 }
 
 // exchange sends a request and waits for its response, whose result is not
-// validated yet (see parseEnvelope).
-func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID func(int64)) (*wireMessage, error) {
+// validated yet (see parseEnvelope). afterSend: see callUnchecked.
+func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID func(int64), afterSend func()) (*wireMessage, error) {
 	id := c.nextID.Add(1)
 	if onID != nil {
 		onID(id)
@@ -609,6 +612,9 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID 
 			return nil, ctx.Err()
 		}
 		return nil, err
+	}
+	if afterSend != nil {
+		afterSend()
 	}
 	select {
 	case m, ok := <-ch:

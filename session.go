@@ -172,9 +172,12 @@ func (s *Session) requestRaw(ctx context.Context, method string, params any) (js
 }
 
 // requestPage is requestRaw for a list page, whose result the walk
-// validates itself (see parseEnvelope): the whole response.
-func (s *Session) requestPage(ctx context.Context, method string, params any) (*wireMessage, error) {
-	return requestVia(ctx, s, method, params, s.rpc.callUnchecked)
+// validates itself (see parseEnvelope): the whole response. afterSend,
+// when not nil, runs once the request is written (see callUnchecked).
+func (s *Session) requestPage(ctx context.Context, method string, params any, afterSend func()) (*wireMessage, error) {
+	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*wireMessage, error) {
+		return s.rpc.callUnchecked(ctx, method, params, afterSend)
+	})
 }
 
 // requestVia is requestRaw with the rpcConn call that sends the request.

@@ -13,12 +13,33 @@ import (
 // walk with an error wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
 // in the modern era it is a cursor like any other, and only an absent one
 // ends it.
-func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]listPage, *CacheHint, error) {
+//
+// With onPage, the pages are not returned but handed to onPage in order,
+// each while the request of the next one is in flight (the last once it
+// has come): the walker reads a page while the server makes the next. An
+// error from onPage ends the walk with it.
+func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPage) error) ([]listPage, *CacheHint, error) {
 	if err := s.need(spec.method, spec.offered(s.caps()), spec.capability); err != nil {
 		return nil, nil, err
 	}
 	var hint *CacheHint
 	var all []listPage
+	// The page received and not yet handed to onPage, and onPage's error.
+	var (
+		held    listPage
+		holding bool
+		pageErr error
+	)
+	hand := func() {
+		if holding && pageErr == nil {
+			pageErr = onPage(held)
+		}
+		held, holding = listPage{}, false
+	}
+	var afterSend func()
+	if onPage != nil {
+		afterSend = hand
+	}
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
@@ -29,7 +50,10 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]listPage, *Cach
 		if cursor != nil {
 			params = cursorParams{*cursor} // encoded without a map's sorting of keys
 		}
-		res, err := s.requestPage(ctx, spec.method, params)
+		res, err := s.requestPage(ctx, spec.method, params, afterSend)
+		if pageErr != nil {
+			return nil, nil, pageErr
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -41,8 +65,18 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec) ([]listPage, *Cach
 			return nil, nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
 		}
 		hint = hint.merge(info)
-		all = append(all, items)
+		if onPage != nil {
+			held, holding = items, true
+		} else {
+			all = append(all, items)
+		}
 		if next == nil || (*next == "" && !s.modern) {
+			if onPage != nil {
+				hand()
+				if pageErr != nil {
+					return nil, nil, pageErr
+				}
+			}
 			return all, hint, nil
 		}
 		if seen[*next] {
@@ -184,7 +218,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
 	spec, _ := specOf(kind)
-	raws, _, err := s.listRaw(ctx, spec)
+	raws, _, err := s.listRaw(ctx, spec, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -202,11 +236,11 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 // which matters most in wasm, where encoding/json is slow.
 func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
 	n := prev.Len()
-	pages, hint, err := s.listRaw(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
 	if n == 0 {
+		pages, hint, err := s.listRaw(ctx, spec, nil)
+		if err != nil {
+			return nil, err
+		}
 		return hint, decodeItems(spec, pages, b)
 	}
 	// Most items come back in the same order: try prev's next item first,
@@ -255,10 +289,13 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 			b.reuse(from, next)
 		}
 	}
-	for p, page := range pages {
+	// Each page is compared with prev while the server makes the next one.
+	p := 0
+	onPage := func(page listPage) error {
 		if err := checkArray(spec, p, page); err != nil {
-			return nil, err
+			return err
 		}
+		p++
 		for _, raw := range page.items {
 			if j, ok := lookup(raw, next); ok {
 				if j != next {
@@ -273,13 +310,18 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 			from = next
 			key, err := b.add(raw)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
+				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
 			}
 			if key == "" {
-				return nil, fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, snippet(raw)))
+				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, snippet(raw)))
 			}
 			count++
 		}
+		return nil
+	}
+	_, hint, err := s.listRaw(ctx, spec, onPage)
+	if err != nil {
+		return nil, err
 	}
 	flush()
 	return hint, nil

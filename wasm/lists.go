@@ -16,13 +16,23 @@ import (
 // because JS found that an update did not fit what it holds.
 const causeResync mcplive.Cause = "resync"
 
-// listMsg is one list change as JS receives it, in one hook call: the new
-// order as keys, the items JS does not have yet (added, and the new
-// versions of changed ones) and the keys that went away. JS rebuilds its
-// frozen items array from keys, reusing its objects for every key not in
-// added or changed: unchanged items keep their identity.
+// listMsg is one list change as JS receives it, in one hook call: the
+// items JS does not have yet (added, and the new versions of changed ones)
+// and the new order, which JS rebuilds its frozen items array from,
+// reusing its objects for every other item: unchanged items keep their
+// identity. The order comes in one of two forms:
 //
-// A status-only change has no Keys (JS keeps its items). A full message
+//   - Seq (with Base, the version JS must hold): positions, not keys. The
+//     new items as runs of the items JS holds (x ≥ 0, then a count: items
+//     x to x+count-1) and fresh items (-k-1: item k of Added then
+//     Changed), and the positions of the removed items (RemovedAt). A
+//     change of one item of 10,000 is a few numbers: JS parses and copies
+//     no keys, and nobody hashes them.
+//   - Keys (with Removed): every key in order, which JS looks up in a map
+//     of what it holds. When Seq cannot say it (see seqOf), and in full
+//     messages.
+//
+// A status-only change has neither (JS keeps its items). A full message
 // (the first one of each list, and a resync) carries every item in Added;
 // the first one is not a change event.
 type listMsg struct {
@@ -37,8 +47,12 @@ type listMsg struct {
 	Added   mcplive.Entries
 	Changed mcplive.Entries
 	Removed mcplive.Entries // only their keys are sent
-	Cause   mcplive.Cause
-	Latency time.Duration // sent as latencyMs when Cause is "notification"
+	// The positional form (instead of Keys and Removed; see above).
+	Base      uint64
+	Seq       []int
+	RemovedAt []int
+	Cause     mcplive.Cause
+	Latency   time.Duration // sent as latencyMs when Cause is "notification"
 }
 
 // watchList forwards every update of l to h.list and returns the function
@@ -54,7 +68,8 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 	var (
 		mu      sync.Mutex
 		started bool
-		sent    uint64 // version JS has
+		sent    uint64          // version JS has
+		held    mcplive.Entries // the items JS has
 	)
 	stop = l.WatchView(func(u mcplive.ViewUpdate) {
 		defer recoverHook("list")
@@ -66,8 +81,16 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 		}
 		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err), Live: u.Live, Cache: u.Cache}
 		if u.Version != sent {
-			msg.Keys, msg.Added, msg.Changed, msg.Removed = u.Items, u.Added, u.Changed, u.Removed
+			msg.Added, msg.Changed = u.Added, u.Changed
 			msg.Cause, msg.Latency = u.Cause, u.Latency
+			// The diff of an update is against the version before it:
+			// the positional form only when that is the one JS holds.
+			if seq, removedAt, ok := seqOf(held, u.Items, u.Added, u.Changed, u.Removed); ok && u.Version == sent+1 {
+				msg.Base, msg.Seq, msg.RemovedAt = sent, seq, removedAt
+			} else {
+				msg.Keys, msg.Removed = u.Items, u.Removed
+			}
+			held = u.Items
 		}
 		sent = u.Version
 		send(h, &msg)
@@ -77,7 +100,7 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 		mu.Lock()
 		defer mu.Unlock()
 		v := l.View()
-		started, sent = true, v.Version
+		started, sent, held = true, v.Version, v.Items
 		send(h, &listMsg{
 			Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err), Live: v.Live, Cache: v.Cache,
 			Full: true, Keys: v.Items, Added: v.Items, Cause: cause,
@@ -151,16 +174,25 @@ func (m *listMsg) encode() []byte {
 	if m.Full {
 		b.WriteString(`,"full":true`)
 	}
-	if m.Keys == nil {
+	switch {
+	case m.Seq != nil:
+		b.WriteString(`,"base":`)
+		b.WriteString(strconv.FormatUint(m.Base, 10))
+		writeInts(&b, "seq", m.Seq)
+		if len(m.RemovedAt) > 0 {
+			writeInts(&b, "removedAt", m.RemovedAt)
+		}
+	case m.Keys == nil:
 		b.WriteString(`,"keys":null}`)
 		return b.Bytes()
+	default:
+		writeKeys(&b, "keys", m.Keys)
+		if size(m.Removed) > 0 {
+			writeKeys(&b, "removed", m.Removed)
+		}
 	}
-	writeKeys(&b, "keys", m.Keys)
 	writeRaws(&b, "added", m.Added)
 	writeRaws(&b, "changed", m.Changed)
-	if size(m.Removed) > 0 {
-		writeKeys(&b, "removed", m.Removed)
-	}
 	b.WriteString(`,"cause":`)
 	writeString(&b, string(m.Cause))
 	b.WriteString(`,"latencyMs":`)
@@ -176,7 +208,7 @@ func (m *listMsg) encode() []byte {
 // sizeHint is about the length of m's JSON: its items' raw JSON, their
 // keys and some room for the rest, so that encode allocates once.
 func (m *listMsg) sizeHint() int {
-	n := 256
+	n := 256 + 8*(len(m.Seq)+len(m.RemovedAt))
 	for _, e := range []mcplive.Entries{m.Keys, m.Removed} {
 		for i := range size(e) {
 			n += len(e.Key(i)) + 3
@@ -204,6 +236,18 @@ func writeKeys(b *bytes.Buffer, name string, e mcplive.Entries) {
 			b.WriteByte(',')
 		}
 		writeString(b, e.Key(i))
+	}
+	b.WriteByte(']')
+}
+
+func writeInts(b *bytes.Buffer, name string, v []int) {
+	writeName(b, name)
+	var num [20]byte
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(strconv.AppendInt(num[:0], int64(x), 10))
 	}
 	b.WriteByte(']')
 }
@@ -256,4 +300,120 @@ func writeString(b *bytes.Buffer, s string) {
 	}
 	b.WriteString(s[start:])
 	b.WriteByte('"')
+}
+
+// seqOf says cur by positions in prev, the items JS holds (see listMsg):
+// seq holds runs of prev (x, count) and fresh items (-k-1: item k of added
+// then changed), removedAt the positions in prev of removed. An item of
+// cur is prev's when it is the same item (its raw JSON the same bytes in
+// memory, as a re-list reuses an unchanged item), not merely equal; an
+// item of added or changed likewise. ok is false when an item of cur is
+// neither, or a removed item is not in prev: the message then carries the
+// keys. Most of the time each next item is prev's next one; otherwise a few
+// items further on (a removal), and only then an index of prev, made once.
+func seqOf(prev, cur, added, changed, removed mcplive.Entries) (seq, removedAt []int, ok bool) {
+	if prev == nil || cur == nil {
+		return nil, nil, false
+	}
+	n, nAdded, nFresh := prev.Len(), size(added), size(added)+size(changed)
+	var fresh map[*byte]int
+	if nFresh > 0 {
+		fresh = make(map[*byte]int, nFresh)
+		for k := range nFresh {
+			var raw json.RawMessage
+			if k < nAdded {
+				raw = added.RawJSON(k)
+			} else {
+				raw = changed.RawJSON(k - nAdded)
+			}
+			if len(raw) == 0 {
+				return nil, nil, false
+			}
+			fresh[&raw[0]] = k
+		}
+	}
+	var index map[*byte]int // first byte of prev's raw JSON → position
+	find := func(raw json.RawMessage, from int) int {
+		for j := from; j < n && j < from+lookAhead; j++ {
+			if sameItem(prev.RawJSON(j), raw) {
+				return j
+			}
+		}
+		if index == nil {
+			index = make(map[*byte]int, n)
+			for j := range n {
+				if r := prev.RawJSON(j); len(r) > 0 {
+					index[&r[0]] = j
+				}
+			}
+		}
+		if j, ok := index[&raw[0]]; ok && len(prev.RawJSON(j)) == len(raw) {
+			return j
+		}
+		return -1
+	}
+	seq = make([]int, 0, 8)
+	start, count := 0, 0 // the current run of prev
+	flush := func() {
+		if count > 0 {
+			seq = append(seq, start, count)
+		}
+		count = 0
+	}
+	next := 0 // prev's position after the run
+	for i := range cur.Len() {
+		raw := cur.RawJSON(i)
+		if len(raw) == 0 {
+			return nil, nil, false
+		}
+		if count > 0 && next < n && sameItem(prev.RawJSON(next), raw) {
+			count++
+			next++
+			continue
+		}
+		if k, ok := fresh[&raw[0]]; ok {
+			flush()
+			seq = append(seq, -k-1)
+			continue
+		}
+		j := find(raw, next)
+		if j < 0 {
+			return nil, nil, false
+		}
+		flush()
+		start, count, next = j, 1, j+1
+	}
+	flush()
+	for i := range size(removed) {
+		raw := removed.RawJSON(i)
+		if len(raw) == 0 {
+			return nil, nil, false
+		}
+		j := -1
+		if index == nil && size(removed) <= 4 {
+			// A few: a scan costs less than an index of prev.
+			for k := range n {
+				if sameItem(prev.RawJSON(k), raw) {
+					j = k
+					break
+				}
+			}
+		} else {
+			j = find(raw, 0)
+		}
+		if j < 0 {
+			return nil, nil, false
+		}
+		removedAt = append(removedAt, j)
+	}
+	return seq, removedAt, true
+}
+
+// lookAhead is how far seqOf looks past prev's next item before it makes
+// an index of prev.
+const lookAhead = 8
+
+// sameItem reports whether a and b are the same raw JSON in memory.
+func sameItem(a, b json.RawMessage) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }

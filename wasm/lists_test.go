@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -74,5 +75,148 @@ func TestListMsgEncode(t *testing.T) {
 		if !reflect.DeepEqual(g, c.want) {
 			t.Errorf("encode = %s\nwant     %v", got, c.want)
 		}
+	}
+}
+
+// rawItems is Entries over raw items keyed by "name" whose RawJSON is the
+// same slice every time, as a list's items are.
+type rawItems [][]byte
+
+func (e rawItems) Len() int                      { return len(e) }
+func (e rawItems) RawJSON(i int) json.RawMessage { return e[i] }
+func (e rawItems) Key(i int) string              { return fakeEntries{string(e[i])}.Key(0) }
+
+func items(names ...string) rawItems {
+	e := make(rawItems, len(names))
+	for i, n := range names {
+		e[i] = []byte(`{"name":"` + n + `"}`)
+	}
+	return e
+}
+
+// pick returns the items of e at positions, the same slices.
+func (e rawItems) pick(at ...int) rawItems {
+	out := make(rawItems, len(at))
+	for i, j := range at {
+		out[i] = e[j]
+	}
+	return out
+}
+
+// applySeq is what js/src/lists.js does with seq and removedAt: the names.
+func applySeq(t *testing.T, prev, fresh rawItems, seq, removedAt []int) (names, removed []string) {
+	t.Helper()
+	for i := 0; i < len(seq); i++ {
+		if x := seq[i]; x < 0 {
+			names = append(names, fresh.Key(-x-1))
+		} else {
+			i++
+			for j := x; j < x+seq[i]; j++ {
+				names = append(names, prev.Key(j))
+			}
+		}
+	}
+	for _, j := range removedAt {
+		removed = append(removed, prev.Key(j))
+	}
+	return names, removed
+}
+
+// TestSeqOf checks the positional form of a change against what JS
+// rebuilds from it, and that it gives up (keys instead) where positions
+// cannot say the change.
+func TestSeqOf(t *testing.T) {
+	many := make([]string, 1000)
+	for i := range many {
+		many[i] = "t" + strconv.Itoa(i)
+	}
+	big := items(many...)
+	bumped := func(e rawItems, i int) rawItems { // item i changed: a new slice
+		out := append(rawItems(nil), e...)
+		out[i] = []byte(`{"name":"` + e.Key(i) + `","v":2}`)
+		return out
+	}
+	prev := items("a", "b", "c", "d", "e")
+	xy := items("x", "y")
+	x, y := xy[:1], xy[1:]
+	changedC := bumped(prev, 2)
+	cases := []struct {
+		name                    string
+		prev, cur, add, chg, rm rawItems
+		seq                     []int // nil: not checked, only the result
+	}{
+		{name: "same", prev: prev, cur: prev, seq: []int{0, 5}},
+		{name: "one added at the end, one removed", prev: prev, cur: append(prev.pick(0, 1, 3, 4), x[0]), add: x[:1], rm: prev.pick(2), seq: []int{0, 2, 3, 2, -1}},
+		{name: "one changed in place", prev: prev, cur: changedC, chg: changedC.pick(2), seq: []int{0, 2, -1, 3, 2}},
+		{name: "added and changed", prev: prev, cur: rawItems{x[0], prev[0], prev[1], changedC[2], prev[3], y[0], prev[4]}, add: xy, chg: changedC.pick(2), seq: []int{-1, 0, 2, -3, 3, 1, -2, 4, 1}},
+		{name: "moved far", prev: big, cur: append(rawItems{big[999]}, big[:999]...), seq: []int{999, 1, 0, 999}},
+		{name: "reversed", prev: prev, cur: prev.pick(4, 3, 2, 1, 0), seq: []int{4, 1, 3, 1, 2, 1, 1, 1, 0, 1}},
+		{name: "a repeated item", prev: prev, cur: prev.pick(0, 0, 1), rm: prev.pick(2, 3, 4), seq: []int{0, 1, 0, 2}},
+		{name: "many removed", prev: big, cur: big[500:], rm: big[:500], seq: []int{500, 500}},
+		{name: "to empty", prev: prev, cur: rawItems{}, rm: prev, seq: []int{}},
+		{name: "from empty", prev: rawItems{}, cur: xy, add: xy, seq: []int{-1, -2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			seq, removedAt, ok := seqOf(c.prev, c.cur, c.add, c.chg, c.rm)
+			if !ok {
+				t.Fatal("seqOf gave up")
+			}
+			if c.seq != nil && !reflect.DeepEqual(seq, c.seq) {
+				t.Errorf("seq = %v, want %v", seq, c.seq)
+			}
+			fresh := append(append(rawItems{}, c.add...), c.chg...)
+			names, removed := applySeq(t, c.prev, fresh, seq, removedAt)
+			want := make([]string, c.cur.Len())
+			for i := range want {
+				want[i] = c.cur.Key(i)
+			}
+			if !reflect.DeepEqual(names, want) && !(len(names) == 0 && len(want) == 0) {
+				t.Errorf("JS would hold %v, want %v", names, want)
+			}
+			wantRm := make([]string, c.rm.Len())
+			for i := range wantRm {
+				wantRm[i] = c.rm.Key(i)
+			}
+			if !reflect.DeepEqual(removed, wantRm) && !(len(removed) == 0 && len(wantRm) == 0) {
+				t.Errorf("removed = %v, want %v", removed, wantRm)
+			}
+		})
+	}
+
+	// Where positions cannot say it: the keys are sent.
+	equalNotSame := items("a", "b", "c", "d", "e") // equal bytes, other slices: not what a re-list reuses
+	for _, c := range []struct {
+		name                    string
+		prev, cur, add, chg, rm rawItems
+	}{
+		{"an item neither of prev nor fresh", prev, equalNotSame, nil, nil, nil},
+		{"a removed item not in prev", prev, prev.pick(0, 1), nil, nil, x},
+		{"no prev (nothing sent yet)", nil, prev, prev, nil, nil},
+		{"an empty raw item", prev, rawItems{[]byte{}}, nil, nil, prev},
+	} {
+		var prevE mcplive.Entries
+		if c.prev != nil {
+			prevE = c.prev
+		}
+		if _, _, ok := seqOf(prevE, c.cur, c.add, c.chg, c.rm); ok {
+			t.Errorf("%s: seqOf did not give up", c.name)
+		}
+	}
+}
+
+// TestListMsgEncodeSeq checks the positional form's members.
+func TestListMsgEncodeSeq(t *testing.T) {
+	m := listMsg{Kind: mcplive.KindTools, Version: 8, Status: mcplive.StatusReady, Base: 7, Seq: []int{0, 2, -1, 5, 1}, RemovedAt: []int{2, 3},
+		Added: items("n"), Cause: mcplive.CauseRefresh}
+	var g map[string]any
+	if err := json.Unmarshal(m.encode(), &g); err != nil {
+		t.Fatalf("invalid JSON %s: %v", m.encode(), err)
+	}
+	want := map[string]any{"kind": "tools", "version": 8.0, "status": "ready", "error": nil, "live": false, "ttlMs": nil, "cacheScope": nil, "receivedAt": nil,
+		"base": 7.0, "seq": []any{0.0, 2.0, -1.0, 5.0, 1.0}, "removedAt": []any{2.0, 3.0}, "added": []any{map[string]any{"name": "n"}},
+		"cause": "refresh", "latencyMs": nil}
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("encode = %s\nwant %v", m.encode(), want)
 	}
 }

@@ -40,21 +40,34 @@ export function createList(kind, onChange) {
   const { store, set } = createStore(
     Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null }),
   );
-  /** key → item object of the current items */
+  /** key → item object of the current items; null until a message by keys needs it */
   let byKey = new Map();
   let started = false; // the first full message arrived
 
+  /** keyMap returns byKey, made from the current items when it is not kept. */
+  function keyMap(items) {
+    if (byKey === null) {
+      byKey = new Map();
+      for (const item of items) if (!byKey.has(item[keyField])) byKey.set(item[keyField], item);
+    }
+    return byKey;
+  }
+
   /**
    * apply takes one message: {kind, version, status, error, full?, keys,
-   * added?, changed?, removed?, cause?, latencyMs?}. It returns false when
-   * the message does not fit what this store holds (a key it has no item
-   * for), so the caller can ask for the whole list again: a full message,
-   * which apply diffs against what it holds (cause "resync").
+   * added?, changed?, removed?, cause?, latencyMs?}, or in place of keys
+   * and removed the positional form {base, seq, removedAt?} (see
+   * wasm/lists.go). It returns false when the message does not fit what
+   * this store holds (a key it has no item for, a position out of range,
+   * a base that is not its version), so the caller can ask for the whole
+   * list again: a full message, which apply diffs against what it holds
+   * (cause "resync").
    */
   function apply(msg) {
     const cur = store.get();
     const error = msg.error ? toError(msg.error) : null;
     const h = hints(msg);
+    if (msg.seq) return applySeq(msg, cur, error, h);
     if (!msg.keys) {
       // Status, error, liveness or caching hints alone: same items, same version.
       if (cur.status === msg.status && sameError(cur.error, error) && sameHints(cur, h)) return true;
@@ -70,6 +83,7 @@ export function createList(kind, onChange) {
     const fresh = new Map();
     const added = freezeAll(msg.added, fresh);
     const changed = freezeAll(msg.changed, fresh);
+    keyMap(cur.items);
     const next = new Map();
     const items = [];
     for (const key of msg.keys) {
@@ -87,6 +101,40 @@ export function createList(kind, onChange) {
     return true;
   }
 
+  /** applySeq applies a change in the positional form. */
+  function applySeq(msg, cur, error, h) {
+    if (msg.version <= cur.version) return true; // already applied
+    if (msg.base !== cur.version || !started) return false;
+    const old = cur.items;
+    const added = freezeAll(msg.added, null);
+    const changed = freezeAll(msg.changed, null);
+    const nAdded = added.length;
+    const { seq } = msg;
+    const items = [];
+    for (let i = 0; i < seq.length; i++) {
+      const x = seq[i];
+      if (x < 0) {
+        const k = -x - 1;
+        const item = k < nAdded ? added[k] : changed[k - nAdded];
+        if (item === undefined) return false;
+        items.push(item);
+        continue;
+      }
+      const end = x + seq[++i];
+      if (!(Number.isInteger(x) && end > x && end <= old.length)) return false;
+      for (let j = x; j < end; j++) items.push(old[j]);
+    }
+    const removed = [];
+    for (const j of msg.removedAt ?? EMPTY) {
+      if (!(Number.isInteger(j) && j >= 0 && j < old.length)) return false;
+      removed.push(old[j]);
+    }
+    byKey = null; // made again when a message by keys needs it
+    set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version, ...h }));
+    onChange(event(msg, added, Object.freeze(removed), changed));
+    return true;
+  }
+
   /**
    * applyFull takes a full list: the first one (no change event), or a
    * resync, diffed against what the store holds; items whose JSON did not
@@ -99,6 +147,7 @@ export function createList(kind, onChange) {
     const items = [];
     const added = [];
     const changed = [];
+    keyMap(cur.items);
     for (const raw of msg.added ?? []) {
       const key = raw[keyField];
       const old = byKey.get(key);
@@ -135,7 +184,7 @@ export function createList(kind, onChange) {
     if (!raws || raws.length === 0) return EMPTY;
     const out = raws.map((raw) => {
       const item = deepFreeze(raw);
-      into.set(item[keyField], item);
+      into?.set(item[keyField], item);
       return item;
     });
     return Object.freeze(out);

@@ -18,6 +18,10 @@ function diff(version, keys, { added = [], changed = [], removed = [], cause = "
   return copy({ kind: "tools", version, status: "ready", error: null, keys, added, changed, removed, cause, latencyMs });
 }
 
+function seqMsg(version, base, seq, { added = [], changed = [], removedAt = [], cause = "notification", latencyMs = 3.5 } = {}) {
+  return copy({ kind: "tools", version, status: "ready", error: null, base, seq, added, changed, removedAt, cause, latencyMs });
+}
+
 function newList() {
   const events = [];
   const list = createList("tools", (ev) => events.push(ev));
@@ -179,6 +183,51 @@ describe("createList", () => {
     l.apply(full(2, [tool("a"), tool("b", "changed")], { cause: "resync" }));
     assert.equal(l.store.get().items[0], a);
     assert.deepEqual(l.events.map((e) => e.changed.map((t) => t.description)), [["changed"]]);
+  });
+
+  test("the positional form: runs of held items and fresh ones; identity kept; removed from positions", () => {
+    const l = newList();
+    l.apply(full(1, [tool("a"), tool("b"), tool("c"), tool("d")]));
+    const [a, b, c, d] = l.store.get().items;
+    // x new at the front, b dropped, c changed, then d.
+    assert.ok(l.apply(seqMsg(2, 1, [-1, 0, 1, -2, 3, 1], { added: [tool("x")], changed: [tool("c", "new")], removedAt: [1] })));
+    const after = l.store.get();
+    assert.deepEqual(after.items.map((t) => [t.name, t.description]), [["x", ""], ["a", ""], ["c", "new"], ["d", ""]]);
+    assert.equal(after.items[1], a);
+    assert.equal(after.items[3], d);
+    assert.notEqual(after.items[2], c);
+    assert.ok(Object.isFrozen(after.items) && Object.isFrozen(after.items[0].inputSchema));
+    assert.equal(after.version, 2);
+    const ev = l.events[0];
+    assert.deepEqual([ev.added, ev.changed, ev.removed], [[after.items[0]], [after.items[2]], [b]]);
+    assert.equal(ev.latencyMs, 3.5);
+    // A message by keys after it: the key map is made from the items held.
+    assert.ok(l.apply(diff(3, ["x", "d"], { removed: ["a", "c"] })));
+    assert.deepEqual(l.store.get().items, [after.items[0], d]);
+    assert.deepEqual(l.events[1].removed, [a, after.items[2]]);
+    // An update already applied is skipped.
+    assert.ok(l.apply(seqMsg(3, 2, [0, 1])));
+    assert.equal(l.store.get().version, 3);
+  });
+
+  test("the positional form is refused when it does not fit: a base not held, a position or fresh index out of range", () => {
+    const l = newList();
+    assert.ok(!l.apply(seqMsg(1, 0, [])), "before the first full message");
+    l.apply(full(1, [tool("a"), tool("b")]));
+    const before = l.store.get();
+    for (const [what, msg] of [
+      ["a base that is not the version held", seqMsg(3, 2, [0, 2])],
+      ["a run past the end", seqMsg(2, 1, [1, 2])],
+      ["a run without its count", seqMsg(2, 1, [0])],
+      ["an empty run", seqMsg(2, 1, [0, 0])],
+      ["a fractional position", seqMsg(2, 1, [0.5, 1])],
+      ["a fresh index past added and changed", seqMsg(2, 1, [-2], { added: [tool("x")] })],
+      ["a removed position out of range", seqMsg(2, 1, [0, 1], { removedAt: [2] })],
+    ]) {
+      assert.ok(!l.apply(msg), what);
+      assert.equal(l.store.get(), before, `${what}: nothing applied`);
+    }
+    assert.deepEqual(l.events, []);
   });
 
   test("jsonEqual ignores member order, not values", () => {
