@@ -598,6 +598,30 @@ func TestLiveListChangedForKindNotOffered(t *testing.T) {
 	}
 }
 
+// Rule: a re-list reads each page while the next one is requested; an item
+// that fails on one page fails the walk with its own error, once the next
+// page has been asked for and before any page after it is, and applies
+// nothing of it.
+func TestLiveBadItemEndsWalkAtNextPage(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 1)
+	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"), scripted.Tool("c"), scripted.Tool("d"))
+	c := liveConnect(t, srv.URL, nil)
+	n0 := srv.Count("tools/list")
+	// Page 2 of 4 holds a tool without a name.
+	srv.Set(scripted.Tools, scripted.Tool("a"), json.RawMessage(`{"description":"no name","inputSchema":{"type":"object"}}`), scripted.Tool("c"), scripted.Tool("d"))
+	err := c.Refresh(liveCtx(t), mcplive.KindTools)
+	if !errors.Is(err, mcplive.ErrProtocol) || !strings.Contains(err.Error(), "item 1 has no name") {
+		t.Fatalf("Refresh over a nameless tool on page 2: %v; want ErrProtocol naming item 1", err)
+	}
+	if n := srv.Count("tools/list") - n0; n != 3 {
+		t.Errorf("tools/list requests: %d, want 3 (page 3 asked for while page 2 was read; page 4 never)", n)
+	}
+	if s := c.Tools().Snapshot(); s.Status != mcplive.StatusError || !slices.Equal(liveKeys(s.Items), []string{"a", "b", "c", "d"}) {
+		t.Errorf("after the failed walk: %s; want the items before it, status error", liveDescribe(s))
+	}
+}
+
 // Rule: a failed re-list keeps the last items and sets status "error" with
 // the error; the next notification, or a Refresh, retries and recovers. A
 // walk that fails on a later page applies nothing of it.
