@@ -21,7 +21,7 @@ func SetDefaultVersion(v string) { defaultVersion = v }
 // builder: items validated and keyed, not decoded) and returns the keys.
 func ListRaw(ctx context.Context, s *Session, kind Kind) ([]string, error) {
 	spec, _ := specOf(kind)
-	pages, _, err := s.listRaw(ctx, spec, nil)
+	pages, _, err := s.listPages(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

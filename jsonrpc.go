@@ -579,7 +579,7 @@ func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID 
 // page: parseListPage and the walk's builders; see parseEnvelope): the
 // response, with the index of its result when the envelope made one.
 // afterSend, when not nil, runs once the request is written, before the
-// wait for its response (a walk reads the page before while the server
+// wait for its response (a walk reads the previous page while the server
 // makes this one).
 func (c *rpcConn) callUnchecked(ctx context.Context, method string, params any, afterSend func()) (*wireMessage, error) {
 	return c.exchange(ctx, method, params, nil, afterSend)

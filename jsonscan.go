@@ -427,53 +427,53 @@ func isKey(tok []byte, name string) bool {
 // whatever res holds (isResponseTo walks messages not validated yet); it
 // reports false when res is not an object or ends early.
 func walkMembers(res []byte, fn func(key, val []byte)) bool {
-	_, ok := walkMembersUntil(res, nil, func(key, val []byte) bool {
+	return walkMembersUntil(res, nil, func(key, val []byte) bool {
 		fn(key, val)
 		return false
 	})
-	return ok
 }
 
 // walkMembersUntil is walkMembers where the walk stops when fn returns
 // true, or when at, when not nil, returns true: at sees each key and the
 // index of its value before the value is passed over, so that a walk can
-// stop short of a long value. It reports whether it stopped.
-func walkMembersUntil(res []byte, at func(key []byte, i int) bool, fn func(key, val []byte) bool) (stopped, ok bool) {
+// stop short of a long value. It reports false when res is not an object
+// or ends before the walk stopped or came to its end.
+func walkMembersUntil(res []byte, at func(key []byte, i int) bool, fn func(key, val []byte) bool) bool {
 	i := skipWS(res, 0)
 	if i >= len(res) || res[i] != '{' {
-		return false, false
+		return false
 	}
 	i = skipWS(res, i+1)
 	for i < len(res) && res[i] != '}' {
 		keyEnd := skipValid(res, i)
 		if res[i] != '"' || keyEnd < i+2 {
-			return false, false
+			return false
 		}
 		key := res[i:keyEnd]
 		i = skipWS(res, keyEnd)
 		if i >= len(res) || res[i] != ':' {
-			return false, false
+			return false
 		}
 		i = skipWS(res, i+1)
 		if i >= len(res) {
-			return false, false
+			return false
 		}
 		if at != nil && at(key, i) {
-			return true, true
+			return true
 		}
 		end := skipValid(res, i)
 		if end <= i {
-			return false, false
+			return false
 		}
 		if fn(key, res[i:end]) {
-			return true, true
+			return true
 		}
 		i = skipWS(res, end)
 		if i < len(res) && res[i] == ',' {
 			i = skipWS(res, i+1)
 		}
 	}
-	return false, i < len(res)
+	return i < len(res)
 }
 
 // skipValid returns the index just past the JSON value at b[i], which is

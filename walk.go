@@ -7,23 +7,20 @@ import (
 	"unsafe"
 )
 
-// listRaw walks every page of a list and returns, in order, the items
-// array of each page, undecoded but split into its elements, and the pages'
-// caching hints. A cursor seen twice, or more than MaxPages pages, ends the
-// walk with an error wrapping ErrProtocol. In the legacy era an empty nextCursor ends a walk;
-// in the modern era it is a cursor like any other, and only an absent one
-// ends it.
-//
-// With onPage, the pages are not returned but handed to onPage in order,
-// each while the request of the next one is in flight (the last once it
-// has come): the walker reads a page while the server makes the next. An
-// error from onPage ends the walk with it.
-func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPage) error) ([]listPage, *CacheHint, error) {
+// listRaw walks every page of a list and hands onPage, in order, the
+// items array of each page, undecoded but split into its elements: each
+// while the request of the next page is in flight (the last once it has
+// come), so that the walker reads a page while the server makes the next.
+// It returns the pages' caching hints. An error from onPage ends the walk
+// with it. A cursor seen twice, or more than MaxPages pages, ends the walk
+// with an error wrapping ErrProtocol. In the legacy era an empty
+// nextCursor ends a walk; in the modern era it is a cursor like any other,
+// and only an absent one ends it.
+func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPage) error) (*CacheHint, error) {
 	if err := s.need(spec.method, spec.offered(s.caps()), spec.capability); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var hint *CacheHint
-	var all []listPage
 	// The page received and not yet handed to onPage, and onPage's error.
 	var (
 		held    listPage
@@ -36,55 +33,59 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		}
 		held, holding = listPage{}, false
 	}
-	var afterSend func()
-	if onPage != nil {
-		afterSend = hand
-	}
 	seen := make(map[string]bool)
 	var cursor *string
 	for page := 1; ; page++ {
 		if page > s.opts.MaxPages {
-			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
+			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
 		}
 		var params any
 		if cursor != nil {
 			params = cursorParams{*cursor} // encoded without a map's sorting of keys
 		}
-		res, err := s.requestPage(ctx, spec.method, params, afterSend)
+		res, err := s.requestPage(ctx, spec.method, params, hand)
 		if pageErr != nil {
-			return nil, nil, pageErr
+			return nil, pageErr
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		items, next, info, err := parseListPage(res.Result, res.index, spec.field)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
+			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
 		if s.modern && info.resultType != "" && info.resultType != "complete" {
-			return nil, nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
+			return nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
 		}
 		hint = hint.merge(info)
-		if onPage != nil {
-			held, holding = items, true
-		} else {
-			all = append(all, items)
-		}
+		held, holding = items, true
 		if next == nil || (*next == "" && !s.modern) {
-			if onPage != nil {
-				hand()
-				if pageErr != nil {
-					return nil, nil, pageErr
-				}
+			hand()
+			if pageErr != nil {
+				return nil, pageErr
 			}
-			return all, hint, nil
+			return hint, nil
 		}
 		if seen[*next] {
-			return nil, nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
+			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
 		}
 		seen[*next] = true
 		cursor = next
 	}
+}
+
+// listPages is listRaw that returns the pages, for a reader that needs
+// them all before it decodes any.
+func (s *Session) listPages(ctx context.Context, spec kindSpec) ([]listPage, *CacheHint, error) {
+	var pages []listPage
+	hint, err := s.listRaw(ctx, spec, func(p listPage) error {
+		pages = append(pages, p)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return pages, hint, nil
 }
 
 // cursorParams are the params of a list request after the first page.
@@ -218,7 +219,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
 	spec, _ := specOf(kind)
-	raws, _, err := s.listRaw(ctx, spec, nil)
+	raws, _, err := s.listPages(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
 	n := prev.Len()
 	if n == 0 {
-		pages, hint, err := s.listRaw(ctx, spec, nil)
+		pages, hint, err := s.listPages(ctx, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +320,7 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 		}
 		return nil
 	}
-	_, hint, err := s.listRaw(ctx, spec, onPage)
+	hint, err := s.listRaw(ctx, spec, onPage)
 	if err != nil {
 		return nil, err
 	}

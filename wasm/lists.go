@@ -85,9 +85,12 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 			msg.Cause, msg.Latency = u.Cause, u.Latency
 			// The diff of an update is against the version before it:
 			// the positional form only when that is the one JS holds.
-			if seq, removedAt, ok := seqOf(held, u.Items, u.Added, u.Changed, u.Removed); ok && u.Version == sent+1 {
-				msg.Base, msg.Seq, msg.RemovedAt = sent, seq, removedAt
-			} else {
+			ok := false
+			if u.Version == sent+1 {
+				msg.Base = sent
+				msg.Seq, msg.RemovedAt, ok = seqOf(held, u.Items, u.Added, u.Changed, u.Removed)
+			}
+			if !ok { // seqOf left Seq nil
 				msg.Keys, msg.Removed = u.Items, u.Removed
 			}
 			held = u.Items

@@ -83,18 +83,18 @@ export function createList(kind, onChange) {
     const fresh = new Map();
     const added = freezeAll(msg.added, fresh);
     const changed = freezeAll(msg.changed, fresh);
-    keyMap(cur.items);
+    const held = keyMap(cur.items);
     const next = new Map();
     const items = [];
     for (const key of msg.keys) {
-      const item = fresh.get(key) ?? byKey.get(key);
+      const item = fresh.get(key) ?? held.get(key);
       // Not ours to guess: keep showing the last good list until the
       // whole list comes again (no half list is ever visible).
       if (item === undefined) return false;
       items.push(item);
       if (!next.has(key)) next.set(key, item);
     }
-    const removed = Object.freeze((msg.removed ?? []).map((k) => byKey.get(k)).filter((x) => x !== undefined));
+    const removed = Object.freeze((msg.removed ?? []).map((k) => held.get(k)).filter((x) => x !== undefined));
     byKey = next;
     set(Object.freeze({ items: Object.freeze(items), status: msg.status, error, version: msg.version, ...h }));
     onChange(event(msg, added, removed, changed));
@@ -147,10 +147,10 @@ export function createList(kind, onChange) {
     const items = [];
     const added = [];
     const changed = [];
-    keyMap(cur.items);
+    const held = keyMap(cur.items);
     for (const raw of msg.added ?? []) {
       const key = raw[keyField];
-      const old = byKey.get(key);
+      const old = held.get(key);
       let item = old;
       if (old === undefined || !jsonEqual(old, raw)) {
         item = deepFreeze(raw);
@@ -159,7 +159,7 @@ export function createList(kind, onChange) {
       items.push(item);
       if (!next.has(key)) next.set(key, item);
     }
-    const removed = first ? [] : [...byKey].filter(([k]) => !next.has(k)).map(([, item]) => item);
+    const removed = first ? [] : [...held].filter(([k]) => !next.has(k)).map(([, item]) => item);
     byKey = next;
     const same = !first && items.length === cur.items.length && items.every((it, i) => it === cur.items[i]);
     const h = hints(msg);
