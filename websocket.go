@@ -64,7 +64,7 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	// arrived). Read wraps the limit itself and closes with a 4000-range
 	// code; natively it still stops reading at limit+1 bytes.
 	c.SetReadLimit(-1)
-	useTextReader(c)
+	useTextFrames(c)
 	return &wsConn{c: c, limit: limit}, nil
 }
 

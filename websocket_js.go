@@ -26,10 +26,28 @@ var textFrameReader js.Value
 // wasm/modfile.sh patches); with upstream's, messages come as strings.
 func SetTextFrameReader(fn js.Value) { textFrameReader = fn }
 
-// useTextReader hands c the text frame reader, where c can take one.
-func useTextReader(c *websocket.Conn) {
+// textFrameWriter is the JS function every WebSocket of this program sends
+// its text messages through (see SetTextFrameWriter); undefined: none.
+var textFrameWriter js.Value
+
+// SetTextFrameWriter (js/wasm only) gives the WebSocket connections dialed
+// after it a JS function (WebSocket, addr, len) → undefined that decodes
+// the len UTF-8 bytes at addr in this program's memory (TextDecoder) and
+// sends them with WebSocket.send: a message then leaves Go as one decode,
+// instead of a Go string copied from the message that wasm_exec.js decodes
+// and enters in its table of values, with a finalizer to take it out
+// again. The npm package's loader sets one. It takes effect only with a
+// coder/websocket that has Conn.SetTextWriter (wasm/modfile.sh).
+func SetTextFrameWriter(fn js.Value) { textFrameWriter = fn }
+
+// useTextFrames hands c the text frame reader and writer, where c can take
+// them.
+func useTextFrames(c *websocket.Conn) {
 	if r, ok := any(c).(interface{ SetTextReader(js.Value) }); ok && textFrameReader.Type() == js.TypeFunction {
 		r.SetTextReader(textFrameReader)
+	}
+	if w, ok := any(c).(interface{ SetTextWriter(js.Value) }); ok && textFrameWriter.Type() == js.TypeFunction {
+		w.SetTextWriter(textFrameWriter)
 	}
 }
 

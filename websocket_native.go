@@ -28,5 +28,5 @@ func (w *wsConn) writeMessage(ctx context.Context, msg []byte) error {
 	return w.c.Write(wctx, websocket.MessageText, msg)
 }
 
-// useTextReader: natively coder/websocket reads frames itself.
-func useTextReader(*websocket.Conn) {}
+// useTextFrames: natively coder/websocket reads frames itself.
+func useTextFrames(*websocket.Conn) {}

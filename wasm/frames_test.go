@@ -9,11 +9,15 @@ import (
 	"github.com/coder/websocket"
 )
 
-// TestTextReaderPatched checks that the wasm is built with the patched
-// coder/websocket (wasm/modfile.sh): without Conn.SetTextReader every text
-// frame would still arrive, but as a JS string, hashed and copied twice.
-func TestTextReaderPatched(t *testing.T) {
+// TestTextFramesPatched checks that the wasm is built with the patched
+// coder/websocket (wasm/modfile.sh): without Conn.SetTextReader and
+// SetTextWriter every text frame would still arrive and leave, but as a JS
+// string, hashed and copied twice.
+func TestTextFramesPatched(t *testing.T) {
 	if _, ok := any(&websocket.Conn{}).(interface{ SetTextReader(js.Value) }); !ok {
 		t.Fatal("coder/websocket has no Conn.SetTextReader: build with -modfile=$(wasm/modfile.sh)")
+	}
+	if _, ok := any(&websocket.Conn{}).(interface{ SetTextWriter(js.Value) }); !ok {
+		t.Fatal("coder/websocket has no Conn.SetTextWriter: build with -modfile=$(wasm/modfile.sh)")
 	}
 }

@@ -49,9 +49,10 @@ function resolve(url) {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
- * textFrames returns the function through which Go reads a WebSocket text
+ * textReader returns the function through which Go reads a WebSocket text
  * message (wasm/coder-websocket.patch, wsjs.OnMessage): it encodes the
  * message's UTF-8 bytes straight into Go's memory at addr when they fit in
  * cap bytes and returns their count, returns -n (n > cap) when they need up
@@ -60,13 +61,28 @@ const encoder = new TextEncoder();
  * twice on its way in.
  * @param {WebAssembly.Memory} memory the Go instance's memory
  */
-function textFrames(memory) {
+function textReader(memory) {
   return (e, addr, cap) => {
     const s = e.data;
     if (typeof s !== "string" || !Number.isInteger(addr) || !Number.isInteger(cap) || addr <= 0) return undefined;
     // A view per message: memory.buffer is replaced when Go's memory grows.
     const r = encoder.encodeInto(s, new Uint8Array(memory.buffer, addr, cap));
     return r.read === s.length ? r.written : -3 * s.length;
+  };
+}
+
+/**
+ * textWriter returns the function through which Go sends a WebSocket text
+ * message (wasm/coder-websocket.patch, wsjs.SendTextVia): it decodes the
+ * len UTF-8 bytes at addr in Go's memory and sends the string. One decode,
+ * where a Go string would be decoded, entered in wasm_exec.js's table of
+ * values (hashed whole) and taken out again by a finalizer.
+ * @param {WebAssembly.Memory} memory the Go instance's memory
+ */
+function textWriter(memory) {
+  return (ws, addr, len) => {
+    // A view per message: memory.buffer is replaced when Go's memory grows.
+    ws.send(decoder.decode(new Uint8Array(memory.buffer, addr, len)));
   };
 }
 
@@ -101,7 +117,7 @@ async function start(wasmUrl) {
   if (!api || typeof api.connect !== "function") {
     throw new Error("mcplive: the wasm module did not start (see the console for Go's error)");
   }
-  api.textFrames?.(textFrames(instance.exports.mem));
+  api.textFrames?.(textReader(instance.exports.mem), textWriter(instance.exports.mem));
 
   let nextRequest = 0;
   let nextClient = 0;
