@@ -67,12 +67,11 @@ type CacheHint struct {
 	Received time.Time
 }
 
-// merge folds one page's hints into h (nil: none so far).
+// merge folds one page's hints into h (nil: none so far). The walk sets
+// Received once, when its last page has come (time.Now is a call into JS
+// in the browser: not one per page).
 func (h *CacheHint) merge(p pageInfo) *CacheHint {
 	if p.ttlMs < 0 && p.cacheScope == "" {
-		if h != nil {
-			h.Received = time.Now()
-		}
 		return h
 	}
 	if h == nil {
@@ -84,7 +83,6 @@ func (h *CacheHint) merge(p pageInfo) *CacheHint {
 	if h.Scope != "private" && p.cacheScope != "" {
 		h.Scope = p.cacheScope
 	}
-	h.Received = time.Now()
 	return h
 }
 

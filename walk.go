@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -63,6 +64,9 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 			hand()
 			if pageErr != nil {
 				return nil, pageErr
+			}
+			if hint != nil {
+				hint.Received = time.Now()
 			}
 			return hint, nil
 		}
