@@ -4,7 +4,8 @@
 // process, over WebSocket (2025-11-25), alternating batches. run.mjs starts
 // it with a Node 22 binary (the "node" section) against a bench server whose
 // pages are small, and reads one JSON line from its stdout:
-//   { negotiated: {key: version}, latency: {key: {e2e: [ms], notified: [ms]}} }
+//   { negotiated: {key: version}, latency: {key: {e2e: [ms], notified: [ms],
+//     cpu: [ms of the process's CPU time per change, one per batch]}} }
 //
 //   node node.mjs --server=http://127.0.0.1:port --js=<package dir>
 //                 --tools=105 --samples=200 --batch=25 --warmup=10
@@ -113,11 +114,16 @@ async function main() {
     const c = await clients[key](`${ws}/mcp?label=${label}&era=2025-11-25`, app);
     if (app.items.length !== TOOLS) throw new Error(`${key}: ${app.items.length} tools after connect, want ${TOOLS}`);
     open[key] = { label, app, c, prev: "" };
-    out[key] = { e2e: [], notified: [] };
+    out[key] = { e2e: [], notified: [], cpu: [] };
     negotiated[key] = c.version ?? null;
   }
   const run = async (key, n, record) => {
     const o = open[key];
+    // The process's CPU time (user + system) over the batch, per change:
+    // only this client works meanwhile (the batches alternate), so it is
+    // this client's cost of a change plus the control request's, the same
+    // for every client. Less moved by the host's load than the latency.
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < n; i++) {
       const name = `${o.label}-${record ? "s" : "w"}-${out[key].e2e.length}-${i}`;
       const seen = o.app.waitFor(name);
@@ -129,6 +135,10 @@ async function main() {
       if (!record) continue;
       out[key].e2e.push(t - t0);
       out[key].notified.push(arrived.has(o.label) ? t - arrived.get(o.label) : NaN);
+    }
+    if (record) {
+      const u = process.cpuUsage(cpu0);
+      out[key].cpu.push((u.user + u.system) / 1000 / n);
     }
   };
   const keys = Object.keys(clients);

@@ -599,7 +599,7 @@ async function workloadNode(sec) {
     const out = { base: tools, pages: Math.ceil(tools / pageSize), node: res.node };
     for (const c of sec.clients) {
       const o = res.latency[c.key];
-      out[c.key] = { ...o, stats: stats(o.e2e), notifiedStats: stats(o.notified) };
+      out[c.key] = { ...o, stats: stats(o.e2e), notifiedStats: stats(o.notified), cpuStats: o.cpu?.length ? stats(o.cpu) : null };
       negotiated[c.id] = res.negotiated[c.key];
     }
     return out;
@@ -669,6 +669,8 @@ function table(sec) {
     const what = `${N.base} tools in ${N.pages} pages`;
     row(`6. Node ${N.node ?? "22"}: change → list of ${what}, ms, from the list_changed's arrival (median / p95; ${n} samples each)`, (k) => msCell(nl(k)), (k) => N[k]?.notifiedStats?.median);
     row(`6. Node ${N.node ?? "22"}: change → list of ${what}, ms, from the change request`, (k) => msCell(N[k]), (k) => N[k]?.stats?.median);
+    const nb = Math.min(...keys.map((k) => N[k]?.cpuStats?.n ?? 0));
+    if (nb > 0) row(`6. Node ${N.node ?? "22"}: CPU time of the process per change (the client's, and the control request's), ms (median / p95 of ${nb} batches)`, (k) => msCell({ error: N[k]?.error, stats: N[k]?.cpuStats }), (k) => N[k]?.cpuStats?.median);
   }
   const head = ["workload", ...sec.clients.map((c) => c.name), ...others.map((k) => `mcplive / ${SHORT[k]}`)];
   const line = (cells) => `| ${cells.join(" | ")} |`;
@@ -730,7 +732,7 @@ function markdown(meta) {
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
-    first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package and the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport), alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request.` : "",
+    first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package and the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport), alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request; and the process's CPU time (process.cpuUsage, user + system) over each batch, per change: only the client of that batch works meanwhile.` : "",
     "",
     ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),
   ].filter((l, i, a) => l !== "" || a[i - 1] !== "").join("\n");
