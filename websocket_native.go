@@ -28,5 +28,5 @@ func (w *wsConn) writeMessage(ctx context.Context, msg []byte) error {
 	return w.c.Write(wctx, websocket.MessageText, msg)
 }
 
-// useTextFrames: natively coder/websocket reads frames itself.
+// useTextFrames: natively coder/websocket reads and writes frames itself.
 func useTextFrames(*websocket.Conn) {}

@@ -9,7 +9,7 @@ import (
 
 // textFrames(read, write) makes every WebSocket this runtime dials
 // afterwards read its text messages through read and send them through
-// write (js/src/loader.js textFrames), JS functions that encode a message
+// write (js/src/loader.js textReader and textWriter), JS functions that encode a message
 // straight into Go's memory and decode one straight out of it, via
 // mcplive.SetTextFrameReader and SetTextFrameWriter: a text frame then
 // reaches Go as one encode and one copy instead of a JS string (at the

@@ -170,8 +170,8 @@ for (const mode of MODES) describe(`a connected client (${mode.name})`, () => {
 
   test("large and non-ASCII messages leave whole, byte for byte", async () => {
     // Over WebSocket a text frame leaves Go as bytes that the loader decodes
-    // from Go's memory: multi-byte characters, a lone surrogate's
-    // replacement, a large frame and an empty string all make the round trip.
+    // from Go's memory: multi-byte characters, a large frame, an empty string
+    // and a NUL all make the round trip.
     for (const text of ["é€😀 ".repeat(30000), "naïve café ✓", "x".repeat(100000), "", "a\u0000b"]) {
       const r = await client.callTool("echo", { text });
       assert.equal(r.content[0].text, text, `echo of ${text.length} characters`);
