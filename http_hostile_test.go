@@ -272,6 +272,17 @@ func TestHTTPHostileEndlessPOSTStream(t *testing.T) {
 			t.Errorf("cancelled %s, want request %s", c.RPC.Params, r.RPC.ID)
 		}
 	})
+	t.Run("never-started", func(t *testing.T) {
+		// No status line either: the POST itself is what the request
+		// timeout must end.
+		t.Parallel()
+		s, h := hSession(t, hh.Options{}, mcplive.HTTPTransport{}, &mcplive.Options{RequestTimeout: 200 * time.Millisecond})
+		done := async(func() error { return s.Ping(context.Background()) })
+		r := h.Expect(http.MethodPost, "ping")
+		assertErr(t, recv(t, done, "Ping"), errs(mcplive.ErrTimeout), "ping")
+		r.WaitGone("the POST of a timed-out request")
+		hPing(t, s, h)
+	})
 }
 
 // Streams that drip one byte at a time: a POST stream with a notification

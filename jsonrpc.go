@@ -257,10 +257,13 @@ type rpcConn struct {
 	notify   func(m *wireMessage)      // called by the dispatcher, in order
 	handlers map[string]requestHandler // server requests answered besides ping
 
-	nextID atomic.Int64
+	nextID  atomic.Int64
+	timeout time.Duration // bounds every request but a long one (callWith)
 
 	mu       sync.Mutex
-	pending  map[int64]chan *wireMessage
+	pending  map[int64]*pendingCall
+	sweep    *time.Timer                   // fails the requests whose time is up (deadline.go)
+	sweepAt  time.Duration                 // when sweep fires, on clock; 0: not armed
 	serving  map[string]context.CancelFunc // server requests being handled, by raw id
 	closed   bool
 	closeErr error
@@ -277,13 +280,16 @@ type rpcConn struct {
 // error (an *RPCError is sent as it is, any other as -32603).
 type requestHandler func(ctx context.Context, params json.RawMessage) (any, error)
 
-func newRPCConn(conn Conn, log Logger, notify func(*wireMessage), handlers map[string]requestHandler) *rpcConn {
+// newRPCConn starts serving conn. timeout bounds each request (but those
+// of callWith, which only their context ends); 0 means no bound.
+func newRPCConn(conn Conn, log Logger, notify func(*wireMessage), handlers map[string]requestHandler, timeout time.Duration) *rpcConn {
 	c := &rpcConn{
 		conn:         conn,
 		log:          log,
 		notify:       notify,
 		handlers:     handlers,
-		pending:      make(map[int64]chan *wireMessage),
+		timeout:      timeout,
+		pending:      make(map[int64]*pendingCall),
 		serving:      make(map[string]context.CancelFunc),
 		done:         make(chan struct{}),
 		dispatchDone: make(chan struct{}),
@@ -326,6 +332,9 @@ func (c *rpcConn) shutdown(reason error) {
 		c.closeErr = reason
 		pending, serving := c.pending, c.serving
 		c.pending, c.serving = nil, nil
+		if c.sweep != nil {
+			c.sweep.Stop()
+		}
 		c.mu.Unlock()
 		for _, cancel := range serving {
 			cancel() // the server's requests in flight end with the connection
@@ -335,8 +344,8 @@ func (c *rpcConn) shutdown(reason error) {
 		// last: closing it waits for the peer's half of the close
 		// handshake, which a dead or hostile peer may never send.
 		close(c.done)
-		for _, ch := range pending {
-			close(ch) // a closed channel tells the caller: connection gone
+		for _, p := range pending {
+			close(p.ch) // a closed channel tells the caller: connection gone
 		}
 		c.queue.close()
 		c.conn.Close()
@@ -388,16 +397,16 @@ func (c *rpcConn) deliver(m *wireMessage) {
 		return
 	}
 	c.mu.Lock()
-	ch, ok := c.pending[id]
+	p, ok := c.pending[id]
 	if ok {
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
 	if !ok {
-		c.log.Warn("mcplive: dropped a response for an unknown, finished or cancelled request", "id", id)
+		c.log.Warn("mcplive: dropped a response for an unknown, finished, timed-out or cancelled request", "id", id)
 		return
 	}
-	ch <- m // buffered, never blocks
+	p.ch <- m // buffered, never blocks
 }
 
 // answer replies to a server→client request off the read loop.
@@ -555,17 +564,24 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 	return c.conn.Write(ctx, b)
 }
 
-// call sends a request and waits for its response. When ctx ends first the
-// request is cancelled with notifications/cancelled and ctx's error returned.
+// call sends a request and waits for its response. When ctx ends first, or
+// the connection's request timeout, the request is cancelled with
+// notifications/cancelled and ctx's error returned (for the timeout:
+// context.DeadlineExceeded).
 func (c *rpcConn) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return c.callWith(ctx, method, params, nil)
+	return c.result(c.exchange(ctx, method, params, c.timeout, nil, nil))
 }
 
-// callWith is call that tells onID the request's id before the request is
-// sent, so that what the server sends about it (a listen stream's
-// acknowledgment) can be matched to it.
+// callWith is a long-lived call (no request timeout: only ctx ends it) that
+// tells onID the request's id before the request is sent, so that what the
+// server sends about it (a listen stream's acknowledgment) can be matched to
+// it.
 func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
-	m, err := c.exchange(ctx, method, params, onID, nil)
+	return c.result(c.exchange(ctx, method, params, 0, onID, nil))
+}
+
+// result checks a response's result.
+func (c *rpcConn) result(m *wireMessage, err error) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -580,14 +596,15 @@ func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID 
 // response, with the index of its result when the envelope made one.
 // afterSend, when not nil, runs once the request is written, before the
 // wait for its response (a walk reads the previous page while the server
-// makes this one).
+// makes this one). The request timeout bounds it, as call.
 func (c *rpcConn) callUnchecked(ctx context.Context, method string, params any, afterSend func()) (*wireMessage, error) {
-	return c.exchange(ctx, method, params, nil, afterSend)
+	return c.exchange(ctx, method, params, c.timeout, nil, afterSend)
 }
 
 // exchange sends a request and waits for its response, whose result is not
-// validated yet (see parseEnvelope). afterSend: see callUnchecked.
-func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID func(int64), afterSend func()) (*wireMessage, error) {
+// validated yet (see parseEnvelope), for up to timeout (0: no bound; the
+// sweeper of deadline.go ends it). afterSend: see callUnchecked.
+func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeout time.Duration, onID func(int64), afterSend func()) (*wireMessage, error) {
 	id := c.nextID.Add(1)
 	if onID != nil {
 		onID(id)
@@ -596,20 +613,32 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID 
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *wireMessage, 1)
+	p := &pendingCall{ch: make(chan *wireMessage, 1)}
+	wctx := ctx
+	if timeout > 0 {
+		p.deadline = clock() + timeout
+		p.wctx = &callCtx{parent: ctx, deadline: p.deadline}
+		wctx = p.wctx
+		// The write's context ends with the request (a Streamable HTTP
+		// response stream is read under it).
+		defer p.wctx.cancel(context.Canceled)
+	}
 	c.mu.Lock()
 	if c.closed {
 		err := c.closeErr
 		c.mu.Unlock()
 		return nil, connLost(err)
 	}
-	c.pending[id] = ch
+	c.pending[id] = p
+	if timeout > 0 {
+		c.armLocked(p.deadline)
+	}
 	c.mu.Unlock()
 
-	if err := c.conn.Write(ctx, b); err != nil {
+	if err := c.conn.Write(wctx, b); err != nil {
 		c.forget(id)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if cerr := wctx.Err(); cerr != nil {
+			return nil, cerr // the caller's context, or the request timeout
 		}
 		return nil, err
 	}
@@ -617,9 +646,13 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, onID 
 		afterSend()
 	}
 	select {
-	case m, ok := <-ch:
+	case m, ok := <-p.ch:
 		if !ok {
 			return nil, connLost(c.Err())
+		}
+		if m == timedOut {
+			c.cancelRequest(id, context.DeadlineExceeded)
+			return nil, context.DeadlineExceeded
 		}
 		if m.Error != nil {
 			return nil, m.Error

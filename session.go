@@ -67,7 +67,7 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 		progress: make(map[string]func(Progress)),
 		listens:  make(map[int64]*listenStream),
 	}
-	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests())
+	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests(), o.RequestTimeout)
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
 		if o.ProtocolVersion == "" && defaultVersion == "" && s.modern && ctx.Err() == nil &&
@@ -187,13 +187,14 @@ func requestVia[R any](ctx context.Context, s *Session, method string, params an
 	if err != nil {
 		return none, fmt.Errorf("%s: %w", method, err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-	defer cancel()
-	raw, err := call(rctx, method, params)
+	// The connection bounds the request by s.opts.RequestTimeout
+	// (newRPCConn; deadline.go).
+	raw, err := call(ctx, method, params)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// Our timeout, not a deadline of the caller's ctx (that one
-			// is reported as the caller's context error, below).
+			// The request timeout, not a deadline of the caller's ctx
+			// (that one is reported as the caller's context error,
+			// below).
 			return none, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
 		}
 		var rpcErr *RPCError
