@@ -110,13 +110,13 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	// stops once the answer has begun, and the body reads on in actx.
 	actx, acancel := context.WithCancel(ctx)
 	var timedOut atomic.Bool
-	timer := time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
-	if established || method != methodPost {
-		timer.Stop()
+	var timer *time.Timer // made only when it can fire: most requests need none
+	if !established && method == methodPost {
+		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
 	}
 	req.ctx = actx
 	resp, err := c.rt.roundTrip(req)
-	if !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
+	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
 		if err == nil {
 			resp.Body.Close()
 		}

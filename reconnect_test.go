@@ -240,8 +240,8 @@ func TestLiveCallsWaitForReady(t *testing.T) {
 	// The server stays down: the call gives up at its caller's deadline
 	// (it did not fail at once for want of a connection), and says so
 	// with the caller's context error, as every call does.
+	start := time.Now() // before the deadline is set: the deadline is 50 ms after it at most
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	start := time.Now()
 	_, err := c.CallTool(ctx, "tool00", nil, nil)
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, mcplive.ErrTimeout) || time.Since(start) < 50*time.Millisecond {
