@@ -35,6 +35,11 @@ type pendingCall struct {
 	ch       chan *wireMessage // buffered: its response, timedOut, or closed with the connection
 	deadline time.Duration     // on clock; 0: no timeout
 	wctx     *callCtx          // the context its write runs under; nil without a timeout
+	// sent (the write returned) and expired (the sweeper took it) are
+	// set under rpcConn.mu: whichever comes second tells the server that
+	// the request timed out. A request whose write did not finish is not
+	// told (the transport's write does that where it must).
+	sent, expired bool
 }
 
 // armLocked makes sure the sweeper runs by deadline d. c.mu is held.
@@ -53,8 +58,17 @@ func (c *rpcConn) armLocked(d time.Duration) {
 
 // sweepExpired fails the requests whose deadline has passed and arms the
 // timer for the earliest deadline left.
+// The server is told of a timed-out request here (not by exchange, which,
+// receiving timedOut, may find its caller's context ended at the same
+// moment) or, for a request whose write was still under way, by exchange
+// once the write returns.
 func (c *rpcConn) sweepExpired() {
-	var expired []*pendingCall
+	type expiry struct {
+		id   int64
+		p    *pendingCall
+		tell bool
+	}
+	var expired []expiry
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -67,7 +81,8 @@ func (c *rpcConn) sweepExpired() {
 		case p.deadline == 0:
 		case p.deadline <= now:
 			delete(c.pending, id)
-			expired = append(expired, p)
+			p.expired = true
+			expired = append(expired, expiry{id, p, p.sent})
 		case next == 0 || p.deadline < next:
 			next = p.deadline
 		}
@@ -77,9 +92,12 @@ func (c *rpcConn) sweepExpired() {
 		c.armLocked(next)
 	}
 	c.mu.Unlock()
-	for _, p := range expired {
-		p.ch <- timedOut // buffered and no longer pending: never blocks
-		p.wctx.cancel(context.DeadlineExceeded)
+	for _, e := range expired {
+		e.p.ch <- timedOut // buffered and no longer pending: never blocks
+		e.p.wctx.cancel(context.DeadlineExceeded)
+		if e.tell {
+			c.cancelRequest(e.id, context.DeadlineExceeded)
+		}
 	}
 }
 

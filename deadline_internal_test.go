@@ -16,8 +16,9 @@ type chanConn struct {
 	closed chan struct{}
 	once   sync.Once
 	// block, when not nil, makes Write wait for it or for the end of its
-	// context (a POST whose answer never starts).
-	block chan struct{}
+	// context (a POST whose answer never starts); hold makes it wait for
+	// hold only (a write that finishes whatever its context says).
+	block, hold chan struct{}
 }
 
 func newChanConn() *chanConn {
@@ -40,6 +41,9 @@ func (c *chanConn) Write(ctx context.Context, msg []byte) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	if c.hold != nil {
+		<-c.hold
 	}
 	select {
 	case c.sent <- msg:
@@ -159,6 +163,36 @@ func TestRequestTimeoutWrite(t *testing.T) {
 		t.Fatalf("the write ended after %v, before the timeout of %v", d, timeout)
 	}
 	close(conn.block)
+	select {
+	case b := <-conn.sent:
+		t.Fatalf("sent %s for a request whose write never finished", b)
+	default:
+	}
+
+	// A write that finishes after the request's time is up: the request
+	// fails and the server is told once the write is done.
+	conn.hold = make(chan struct{})
+	late := goCall(c, context.Background(), "late")
+	pending := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.pending)
+	}
+	for pending() == 0 { // until the request is under way
+		time.Sleep(time.Millisecond)
+	}
+	for pending() != 0 { // until the sweeper has taken it
+		time.Sleep(time.Millisecond)
+	}
+	close(conn.hold) // and left closed: later writes pass
+	ml := conn.expect(t, "late")
+	if err := <-late; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("late write: %v, want context.DeadlineExceeded", err)
+	}
+	n := conn.expect(t, notifyCancelled)
+	if want := `{"reason":"timed out","requestId":` + string(ml.ID) + `}`; string(n.Params) != want {
+		t.Errorf("cancelled %s, want %s", n.Params, want)
+	}
 
 	long := make(chan error, 1)
 	go func() {

@@ -642,6 +642,15 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 		}
 		return nil, err
 	}
+	if timeout > 0 {
+		c.mu.Lock()
+		p.sent = true
+		tell := p.expired // timed out while being written: the sweeper left this to us
+		c.mu.Unlock()
+		if tell {
+			c.cancelRequest(id, context.DeadlineExceeded)
+		}
+	}
 	if afterSend != nil {
 		afterSend()
 	}
@@ -650,8 +659,7 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 		if !ok {
 			return nil, connLost(c.Err())
 		}
-		if m == timedOut {
-			c.cancelRequest(id, context.DeadlineExceeded)
+		if m == timedOut { // the server has been told (see sweepExpired)
 			return nil, context.DeadlineExceeded
 		}
 		if m.Error != nil {
