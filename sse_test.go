@@ -2,7 +2,9 @@ package mcplive
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -155,4 +157,45 @@ func FuzzSSE(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The read buffer starts small and grows while reads fill it: events of
+// every size, lines across every boundary, come out the same whichever way
+// the stream is cut, and a long stream ends with the largest buffer.
+func TestSSEBufferGrows(t *testing.T) {
+	var in strings.Builder
+	var want []string
+	for i, n := range []int{10, minSSEBuf - 20, minSSEBuf + 3, 3 * minSSEBuf, 1, maxSSEBuf + 100, 7} {
+		d := strings.Repeat(string(rune('a'+i)), n)
+		want = append(want, d)
+		fmt.Fprintf(&in, "id: %d\r\ndata: %s\r\n\r\n", i, d)
+	}
+	for _, tc := range []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"whole", func() io.Reader { return strings.NewReader(in.String()) }},
+		{"bytes", func() io.Reader { return iotest.OneByteReader(strings.NewReader(in.String())) }},
+		{"halves", func() io.Reader { return iotest.HalfReader(strings.NewReader(in.String())) }},
+	} {
+		sr := newSSEReader(tc.r(), 1<<20)
+		if len(sr.buf) != minSSEBuf {
+			t.Fatalf("%s: a new reader's buffer holds %d bytes, want %d", tc.name, len(sr.buf), minSSEBuf)
+		}
+		for i, w := range want {
+			ev, err := sr.next()
+			if err != nil || string(ev.data) != w || ev.id != strconv.Itoa(i) {
+				t.Fatalf("%s: event %d: id %q, %d bytes, %v; want id %d, %d bytes", tc.name, i, ev.id, len(ev.data), err, i, len(w))
+			}
+		}
+		if _, err := sr.next(); err != io.EOF {
+			t.Fatalf("%s: after the last event: %v, want io.EOF", tc.name, err)
+		}
+		if tc.name == "whole" && len(sr.buf) != maxSSEBuf {
+			t.Errorf("whole: the buffer ended at %d bytes, want %d", len(sr.buf), maxSSEBuf)
+		}
+		if tc.name == "bytes" && len(sr.buf) != minSSEBuf {
+			t.Errorf("bytes: the buffer grew to %d bytes on one-byte reads", len(sr.buf))
+		}
+	}
 }
