@@ -11,9 +11,10 @@ import (
 // Every request of a session is bounded by Options.RequestTimeout. With
 // context.WithTimeout per request, each list page made a timer context: a
 // timer, a clock read, an entry in the parent's map of children and a
-// channel, all undone when the answer came. In the browser that was an
-// eighth of the wasm's CPU time per change (a Node 22 CPU profile of the
-// change → list benchmark, 105 tools in 11 pages). Instead, a request's
+// channel, all undone when the answer came: an eighth of the wasm's CPU
+// time per change (a Node 22 CPU profile of the change → list benchmark,
+// 105 tools in 11 pages; in the browser the clock read is a call into JS
+// too). Instead, a request's
 // deadline is a number in its pending entry, and one timer per connection
 // (rpcConn.sweep), armed for the earliest deadline, fails the requests whose
 // time is up. Requests share one timeout, so a new request's deadline is

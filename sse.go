@@ -52,9 +52,8 @@ type sseReader struct {
 
 // The read buffer starts small: a stream is made for every request over
 // Streamable HTTP, and most carry one short answer. A 32 KB buffer for each
-// was a large allocation, zeroed, on every request (in wasm it also grew
-// the stream goroutine's stack by copying: ~0.13 ms per request in
-// Chromium). It doubles while reads fill it, up to maxSSEBuf.
+// was a large allocation, zeroed, on every request. It doubles while reads
+// fill it, up to maxSSEBuf.
 const minSSEBuf, maxSSEBuf = 4 << 10, 32 << 10
 
 func newSSEReader(r io.Reader, limit int64) *sseReader {
