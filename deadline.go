@@ -59,6 +59,7 @@ func (c *rpcConn) armLocked(d time.Duration) {
 
 // sweepExpired fails the requests whose deadline has passed and arms the
 // timer for the earliest deadline left.
+//
 // The server is told of a timed-out request here (not by exchange, which,
 // receiving timedOut, may find its caller's context ended at the same
 // moment) or, for a request whose write was still under way, by exchange

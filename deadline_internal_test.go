@@ -117,11 +117,13 @@ func TestRequestTimeoutSweep(t *testing.T) {
 	if want := `{"reason":"timed out","requestId":` + string(ma.ID) + `}`; string(n.Params) != want {
 		t.Errorf("cancelled %s, want %s", n.Params, want)
 	}
+	// While b waits, the timer is armed for it (a late timer on a loaded
+	// machine may have taken b in the same sweep as a: nothing to check then).
 	c.mu.Lock()
-	armed := c.sweepAt != 0
+	waiting, armed := len(c.pending), c.sweepAt != 0
 	c.mu.Unlock()
-	if !armed {
-		t.Error("the timer is not armed for b")
+	if waiting > 0 && !armed {
+		t.Error("b waits, and the timer is not armed for it")
 	}
 	if err := <-b; !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("b: %v, want context.DeadlineExceeded", err)
