@@ -18,6 +18,7 @@ var decodeSeeds = []string{
 	`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5,"total":1}}`,
 	`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"<a&b>\u2028","method":"ping"}`,
 	`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[]}}`,
 	`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","result":{}}`,
@@ -88,7 +89,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 
 		// What decodes must encode, and decode again to the same thing.
-		b, err := json.Marshal(m)
+		b, err := encodeWire(m)
 		if err != nil {
 			t.Fatalf("re-encoding %q: %v", data, err)
 		}

@@ -643,12 +643,12 @@ func TestHostileSilence(t *testing.T) {
 }
 
 // Server→client requests: ping is answered with {}, anything else with
-// -32601; both keep the request's id.
+// -32601; both keep the request's id, byte for byte (no \u0026 for &).
 func TestHostileServerRequests(t *testing.T) {
 	t.Parallel()
 	h := startHostile(t, hostileOpts{})
 	s, c := hostileSession(t, h, 0, nil)
-	for _, id := range []string{`"s-1"`, `7`} {
+	for _, id := range []string{`"s-1"`, `7`, `"<a&b>"`} {
 		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
 		m := c.read()
 		assertEqual(t, string(m.ID), id, "ping answer id")
@@ -657,9 +657,9 @@ func TestHostileServerRequests(t *testing.T) {
 			t.Errorf("ping answer %+v", m)
 		}
 	}
-	c.send(`{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"messages":[]}}`)
+	c.send(`{"jsonrpc":"2.0","id":"8&","method":"sampling/createMessage","params":{"messages":[]}}`)
 	m := c.read()
-	assertEqual(t, string(m.ID), "8", "error answer id")
+	assertEqual(t, string(m.ID), `"8&"`, "error answer id")
 	if m.Error == nil || m.Error.Code != -32601 || !strings.Contains(m.Error.Message, "sampling/createMessage") || m.Result != nil {
 		t.Errorf("answer to an unknown request: %+v", m)
 	}

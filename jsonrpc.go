@@ -422,11 +422,26 @@ func (c *rpcConn) answer(m *wireMessage) {
 		c.log.Info("mcplive: answered an unsupported server request", "method", m.Method)
 		resp.Error = &RPCError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
 	}
-	b, err := json.Marshal(resp)
+	b, err := encodeWire(&resp)
 	if err != nil {
 		return
 	}
 	c.writeLater(b)
+}
+
+// encodeWire encodes a message the client sends. Unlike json.Marshal it
+// does not escape <, > and & as \u003c, \u003e and \u0026, so an answer
+// carries the server's request id byte for byte, as the server sent it
+// (JSON says the two spellings are one string; a server that matches
+// answers by the id's text would not find the escaped one).
+func encodeWire(m *wireMessage) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // serve runs the handler of a server request on a goroutine of its own (it
@@ -477,7 +492,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 				resp.Result = b
 			}
 		}
-		if b, err := json.Marshal(resp); err == nil {
+		if b, err := encodeWire(&resp); err == nil {
 			c.writeLater(b)
 		}
 	}()
