@@ -103,7 +103,7 @@ test_go() {
   need_go
   say "go vet"
   go vet ./...
-  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" ./wasm/ .
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" ./wasm/ ./bench/floor .
   say "gofmt"
   local bad; bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))
   [ -z "$bad" ] || die "gofmt needed on: $bad"

@@ -9,12 +9,18 @@
 //
 //   node node.mjs --server=http://127.0.0.1:port --js=<package dir>
 //                 --tools=105 --samples=200 --batch=25 --warmup=10
+//                 [--floor=<floor.wasm>]
+//
+// --floor adds the floor client: bench/floor's wasm (Go's runtime and
+// coder/websocket carry the bytes, JS parses each page; no library), the
+// least a Go wasm client on these parts pays.
 //
 // As in the browser pages (pages/harness.js): a change is timed from just
 // before the control request that makes it, and from the arrival of its
 // notifications/tools/list_changed frame (a message listener registered in
 // the WebSocket constructor, before the client's own), until the
 // application's list holds the new tool.
+import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -30,6 +36,7 @@ const TOOLS = Number(arg("tools", 105));
 const SAMPLES = Number(arg("samples", 200));
 const BATCH = Number(arg("batch", 25));
 const WARMUP = Number(arg("warmup", 10));
+const FLOOR = arg("floor");
 if (!SERVER || !JS_DIR) throw new Error("usage: node node.mjs --server=URL --js=DIR [--tools= --samples= --batch= --warmup=]");
 
 // The arrival of each list_changed frame, per WebSocket URL label.
@@ -100,7 +107,25 @@ const clients = {
     app.setList(await listAll());
     return { close: () => client.close(), version };
   },
+  // The floor (bench/floor/main.go; one per process): as bench/pages/floor.html.
+  async floor(url, app) {
+    await import(pathToFileURL(path.join(JS_DIR, "wasm_exec.js")).href);
+    const go = new globalThis.Go();
+    const { instance } = await WebAssembly.instantiate(fs.readFileSync(FLOOR), go.importObject);
+    go.run(instance);
+    let items = [];
+    const init = await globalThis.floorConnect(url, (text) => {
+      const { result } = JSON.parse(text);
+      items = items.concat(result.tools);
+      if (result.nextCursor) return result.nextCursor;
+      app.setList(items);
+      items = [];
+      return "";
+    });
+    return { close: () => globalThis.floorClose(), version: JSON.parse(init).result.protocolVersion };
+  },
 };
+if (!FLOOR) delete clients.floor;
 
 async function main() {
   await control("set-tools", { n: TOOLS });

@@ -9,6 +9,9 @@
 //             StreamableHTTPClientTransport
 //   http-2026 Streamable HTTP, 2026-07-28: mcplive vs the v2 client
 //             (@modelcontextprotocol/client, versionNegotiation "auto")
+//             and "floor" (bench/floor: Go's runtime and coder/websocket
+//             in wasm carrying the bytes, JS parsing each page; no library):
+//             what any Go wasm client on these parts pays at least
 //   ws-2026   WebSocket, 2026-07-28: mcplive alone (no TS SDK client
 //             speaks it over WebSocket)
 //   node      Node 22, WebSocket, 2025-11-25: node.mjs in one Node process,
@@ -91,6 +94,8 @@ const SECTIONS = [
       ...(BEFORE ? [{ key: "mcplive-before", name: "mcplive@before", page: "mcplive.html?variant=before&transport=ws&era=2025-11-25" }] : []),
       { key: "ts-auto", name: "TS SDK 1.x, auto-refresh (default)", page: "ts.html?transport=ws&era=2025-11-25&mode=auto", auto: true },
       { key: "ts-relist", name: "TS SDK 1.x, re-list every notification", page: "ts.html?transport=ws&era=2025-11-25&mode=relist" },
+      // The floor of this section's rows: see bench/floor/main.go.
+      { key: "floor", name: "floor: Go wasm + coder/websocket, no library", page: "floor.html?transport=ws&era=2025-11-25", floor: true },
     ],
   },
   {
@@ -130,6 +135,7 @@ const SECTIONS = [
     clients: [
       { key: "mcplive", name: "mcplive" },
       { key: "ts-relist", name: "TS SDK 1.x, re-list every notification" },
+      { key: "floor", name: "floor: Go wasm + coder/websocket, no library", floor: true },
     ],
   },
 ].filter((s) => SECTIONS_WANTED.length === 0 || SECTIONS_WANTED.includes(s.id));
@@ -238,6 +244,21 @@ function buildPackage(name, rev) {
 // wasmSizes measures a package's wasm: raw, gzip -9, brotli (as build.sh).
 function wasmSizes(dir) {
   const b = fs.readFileSync(path.join(dir, "mcplive.wasm"));
+  return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length, brotli: brotli(b) };
+}
+
+// buildFloor builds bench/floor (the floor column) into dist/floor.wasm,
+// with the flags and go.mod of mcplive's own wasm, and returns its sizes.
+function buildFloor() {
+  const out = path.join(BENCH, "dist", "floor.wasm");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const modfile = execFileSync("bash", [path.join(ROOT, "wasm", "modfile.sh")], { cwd: ROOT, encoding: "utf8" }).trim();
+  execFileSync(GO, ["build", `-modfile=${modfile}`, "-trimpath", "-ldflags=-s -w", "-o", out, "./bench/floor"], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
+  });
+  const b = fs.readFileSync(out);
   return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length, brotli: brotli(b) };
 }
 
@@ -590,6 +611,7 @@ async function workloadNode(sec) {
   try {
     const { cmd, args } = node22();
     const flags = [`--server=${srv.url}`, `--js=${PKG.mcplive.dir}`, `--tools=${tools}`, `--samples=${samples}`, `--batch=${batch}`, `--warmup=${warmup}`];
+    if (sec.clients.some((c) => c.floor)) flags.push(`--floor=${path.join(BENCH, "dist", "floor.wasm")}`);
     const proc = spawn(cmd, [...args, path.join(BENCH, "node.mjs"), ...flags], { cwd: BENCH, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: "" } });
     let stdout = "";
     proc.stdout.on("data", (d) => (stdout += d));
@@ -626,7 +648,7 @@ const ratio = (a, b) => {
 const msCell = (o) => (o?.error ? "failed" : o?.stats ? `${fmtMs(o.stats.median)} / ${fmtMs(o.stats.p95)}` : "–");
 
 // short names the ratio columns use.
-const SHORT = { "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list" };
+const SHORT = { "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor" };
 
 function table(sec) {
   const R = results[sec.id] ?? {};
@@ -707,6 +729,27 @@ function aims() {
   return lines;
 }
 
+// floorLines sets the floor against the TS SDK re-listing, row by row: the
+// least a Go wasm client on these parts can reach (WebSocket and Node).
+function floorLines() {
+  const R = results.ws ?? {}, N = results.node?.node;
+  const got = [];
+  const add = (what, f, t) => {
+    if (f != null && t != null && t !== 0) got.push(`${what} ${ratio(f, t)}`);
+  };
+  const nm = (o) => o?.notifiedStats?.median;
+  add("change → list from the frame's arrival", nm(R.latency?.floor), nm(R.latency?.["ts-relist"]));
+  add("from the change request", R.latency?.floor?.stats?.median, R.latency?.["ts-relist"]?.stats?.median);
+  add(`the ${R.big?.n?.toLocaleString("en") ?? ""}-tool walk`, nm(R.big?.floor), nm(R.big?.["ts-relist"]));
+  add("cold start", R.cold?.floor?.stats?.median, R.cold?.["ts-relist"]?.stats?.median);
+  add("memory", R.memory?.floor?.after?.total, R.memory?.["ts-relist"]?.after?.total);
+  add("Node: change → list from the frame's arrival", nm(N?.floor), nm(N?.["ts-relist"]));
+  add("Node: from the change request", N?.floor?.stats?.median, N?.["ts-relist"]?.stats?.median);
+  add("Node: CPU per change", N?.floor?.cpuStats?.median, N?.["ts-relist"]?.cpuStats?.median);
+  if (!got.length) return [];
+  return [`The floor (bench/floor: Go's runtime and coder/websocket in wasm carry the bytes, JS parses each page; no library) against the TS SDK re-listing on every notification: ${got.join("; ")}.`, ""];
+}
+
 const fmtSizes = (z) => `${fmtB(z.raw)} raw, ${fmtB(z.gzip)} gzip -9, ${fmtB(z.brotli)} brotli -q ${BROTLI_QUALITY}`;
 
 function markdown(meta) {
@@ -720,21 +763,23 @@ function markdown(meta) {
       `Chromium ${v.chromium} headless, Go ${v.go}, Node ${v.node}, @modelcontextprotocol/sdk ${v.sdk}, @modelcontextprotocol/client ${v.sdk2}, mcplive ${v.mcplive}${v.mcpliveBefore ? `, mcplive@before ${v.mcpliveBefore}` : ""}; ` +
       `server: go-sdk ${v.goSdk} on loopback (WebSocket through mcpws, Streamable HTTP through its own handler); 1-minute load average ${meta.machine.loadavgAtStart[0].toFixed(1)} at start, ${meta.machine.loadavgAtEnd[0].toFixed(1)} at the end. Cells: median / p95. Ratio: mcplive / the other client on the medians (below 1: mcplive is faster or smaller).`,
     "",
-    `The wasm: mcplive ${fmtSizes(sizes.mcplive)}${sizes.before ? `; mcplive@before ${fmtSizes(sizes.before)}` : ""}.`,
+    `The wasm: mcplive ${fmtSizes(sizes.mcplive)}${sizes.before ? `; mcplive@before ${fmtSizes(sizes.before)}` : ""}${sizes.floor ? `; floor ${fmtSizes(sizes.floor)}` : ""}.`,
     "",
     ...SECTIONS.flatMap((sec) => (results[sec.id] ? [`### ${sec.title}`, "", `Negotiated: ${revs(sec)}.`, "", table(sec), ""] : [])),
     "How it is measured (bench/run.mjs, bench/server, bench/pages):",
     "- Every client runs in its own browser context of one headless Chromium and renders nothing; \"its list\" is what the application code receives: mcplive's `client.tools.subscribe`, the TS SDK's `onChanged` callback (auto-refresh: `listChanged: { tools: { onChanged } }`, defaults: 300 ms debounce, then one `listTools()` call: the first page in 1.x, every page up to 64 in 2.x), or the app's own re-list of every page on each notification (re-list mode; the newest-started walk wins; 2.x: `listTools()` with `listMaxPages: 0`, and `client.listen()` on a 2026-07-28 connection).",
     "- One server for every client: go-sdk, 100 tools per page. It sends exactly one `notifications/tools/list_changed` per change, at once (the go-sdk's own, 10 ms debounced notification is replaced, see bench/server): a frame on each WebSocket; over HTTP through the go-sdk's own sending path, on the session's GET stream (2025-11-25) or on the `subscriptions/listen` stream with its subscription id (2026-07-28). The clients of a section take turns, in rotating order.",
     "- Protocol revision: the 2025-11-25 sections connect with `?era=2025-11-25`, on which the server answers `server/discover` with method not found, as a 2025-11-25 server does; mcplive, which tries 2026-07-28 first (its JS API has no option to pin a revision), then falls back to `initialize`: one more round trip at connect. The TS SDK 1.x speaks 2025-11-25 only; 2.x is given `versionNegotiation: { mode: \"auto\" }`.",
+    results.ws?.latency?.floor || results.node?.node?.floor ? "- The floor column: bench/floor, the least a client on mcplive's parts can do. A Go wasm program on github.com/coder/websocket (its runtime and the WebSocket package: 3 MB of wasm) initializes, and on each notification walks every page, one request at a time; Go only carries the bytes, JS's `JSON.parse` reads each page and hands the list to the app: no stores, no diff, no timeouts. What mcplive does beyond it is mcplive's cost; what the floor pays beyond the TS SDK, any Go wasm client on these parts pays." : "",
     "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification reaches the page (WebSocket: a message listener registered before the client's own; HTTP: the chunk of the event stream that holds it, seen by a pass-through stream that fetch's answer is given before the client reads it), and from the page's control request (one more loopback HTTP request, the same for every client).",
     B ? `- 2: the server makes ${B.k} changes to a list of ${B.m} tools, then sends the ${B.k} notifications back to back (as a server that changes its tools in a loop does); timed from the first notification's arrival; requests counted by the server.` : "",
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
-    first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package and the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport), alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request; and the process's CPU time (process.cpuUsage, user + system) over each batch, per change: only the client of that batch works meanwhile.` : "",
+    first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package, the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport) and the floor, alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request; and the process's CPU time (process.cpuUsage, user + system) over each batch, per change: only the client of that batch works meanwhile.` : "",
     "",
     ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),
+    ...floorLines(),
   ].filter((l, i, a) => l !== "" || a[i - 1] !== "").join("\n");
 }
 
@@ -787,7 +832,8 @@ async function main() {
   }
   if (BEFORE) PKG.before = buildPackage("before", BEFORE);
   const wasm = { mcplive: wasmSizes(PKG.mcplive.dir), before: PKG.before ? wasmSizes(PKG.before.dir) : undefined };
-  log(`wasm: mcplive ${fmtSizes(wasm.mcplive)}${wasm.before ? `; mcplive@before ${fmtSizes(wasm.before)}` : ""}`);
+  if (SECTIONS.some((s) => s.clients.some((c) => c.floor))) wasm.floor = buildFloor();
+  log(`wasm: mcplive ${fmtSizes(wasm.mcplive)}${wasm.before ? `; mcplive@before ${fmtSizes(wasm.before)}` : ""}${wasm.floor ? `; floor ${fmtSizes(wasm.floor)}` : ""}`);
   await bundleTS();
   await bundleMcplive();
   server = await startServer();
