@@ -13,6 +13,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"runtime/debug"
 	"strconv"
 	"syscall/js"
 
@@ -20,6 +21,9 @@ import (
 )
 
 func main() {
+	// As mcplive's wasm (wasm/main.go): a wasm linear memory never shrinks,
+	// so the heap's headroom is kept small.
+	debug.SetGCPercent(25)
 	js.Global().Set("floorConnect", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		url, onPage := args[0].String(), args[1]
 		var resolve, reject js.Value
