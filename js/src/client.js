@@ -6,7 +6,7 @@ import { createStore, createEmitter, call } from "./store.js";
 import { createList, KINDS } from "./lists.js";
 import { createResourceSubscriptions } from "./resources.js";
 import { abortError, namedError, toError } from "./errors.js";
-import { beforeDial, afterDial } from "./dial.js";
+import { beforeDial, afterDial, discardEarly } from "./dial.js";
 import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
 
 /** Decodes the list messages Go hands over as UTF-8 bytes (wasm/hooks.go). */
@@ -20,14 +20,16 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
  * url and goOptions are validated already (options.js); token is the app's
  * token callback (Streamable HTTP), if any; onElicit the app's answer to a
  * server's request for user input, if any; logger the app's logger of the
- * client's diagnostics, if any. It resolves after initialize
- * and the first full sync of every list the server offers.
+ * client's diagnostics, if any; early the WebSocket connect() opened for
+ * url while the runtime loaded (dial.js: earlyDial), if any, which the
+ * first dial adopts. It resolves after initialize and the first full sync
+ * of every list the server offers.
  *
  * The client's id is chosen here, before Go connects, so every hook call
  * (a list update that needs a resync, a close) can be acted on, even one
  * that comes before connect resolves.
  */
-export async function createClient(rt, url, goOptions, signal, token, onElicit, logger) {
+export async function createClient(rt, url, goOptions, signal, token, onElicit, logger, early = null) {
   const id = rt.clientId();
   const release = rt.hold(); // Go's timers keep Node alive while this client lives
 
@@ -91,7 +93,12 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
       }
     },
     updated: (subId) => resources.updated(subId),
-    beforeDial,
+    // The first dial adopts the early socket; later ones (reconnects) dial anew.
+    beforeDial() {
+      const e = early;
+      early = null;
+      return beforeDial(e);
+    },
     afterDial,
   };
   if (token) hooks.token = tokenHook(token, url);
@@ -110,6 +117,8 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
   } catch (err) {
     release();
     throw err;
+  } finally {
+    discardEarly(early); // never dialed (an error or an abort before the dial)
   }
 
   function callTool(name, args, opts) {

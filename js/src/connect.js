@@ -3,6 +3,7 @@
 
 import { loadRuntime } from "./loader.js";
 import { createClient } from "./client.js";
+import { earlyDial, discardEarly } from "./dial.js";
 import { abortError } from "./errors.js";
 import { checkURL, toGoOptions } from "./options.js";
 
@@ -23,6 +24,15 @@ export async function connect(url, options = {}) {
         (typeof process === "object" && process.versions?.node ? " (Node 20 needs --experimental-websocket; Node 22 has it)" : ""),
     );
   }
-  const rt = await loadRuntime(options.wasmUrl);
-  return createClient(rt, target, goOptions, signal, options.token, options.onElicit, options.logger);
+  // The WebSocket handshake runs while the wasm downloads, compiles and
+  // starts; the client's first dial adopts the socket (dial.js).
+  const early = /^wss?:/i.test(target) ? earlyDial(target) : null;
+  let rt;
+  try {
+    rt = await loadRuntime(options.wasmUrl);
+  } catch (err) {
+    discardEarly(early);
+    throw err;
+  }
+  return createClient(rt, target, goOptions, signal, options.token, options.onElicit, options.logger, early);
 }

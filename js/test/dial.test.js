@@ -2,17 +2,27 @@
 // (client.test.js checks the real thing in Node, browser.test.js in Chromium.)
 import { test, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { beforeDial, afterDial } from "../src/dial.js";
+import { beforeDial, afterDial, earlyDial, discardEarly } from "../src/dial.js";
 
 /** A WebSocket that fires what the test tells it to. */
 class FakeWebSocket extends EventTarget {
+  static made = 0;
   constructor(url, protocols) {
     super();
+    FakeWebSocket.made++;
     this.url = url;
     this.protocols = protocols;
+    this.readyState = 0; // CONNECTING
+    this.closedWith = null;
   }
   fire(type, init = {}) {
+    if (type === "open") this.readyState = 1;
+    if (type === "close") this.readyState = 3;
     this.dispatchEvent(Object.assign(new Event(type), init));
+  }
+  close(code) {
+    this.closedWith = code;
+    this.readyState = 2;
   }
 }
 
@@ -124,4 +134,99 @@ test("no WebSocket at all: nothing is installed", () => {
   assert.equal(token, undefined);
   assert.equal(globalThis.WebSocket, undefined);
   afterDial(token);
+});
+
+/** dialAs constructs a socket as coder/websocket does: its listeners, added at once. */
+function dialAs(early, url = "ws://x/mcp", protocols = ["mcp"]) {
+  const made = FakeWebSocket.made;
+  const token = beforeDial(early);
+  const ws = new globalThis.WebSocket(url, protocols);
+  const seen = listen(ws);
+  ws.addEventListener("message", (e) => seen.push(`message ${e.data}`));
+  afterDial(token);
+  return { ws, seen, fresh: FakeWebSocket.made - made };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test("early dial: a socket still connecting is adopted, its events pass as they come", async () => {
+  const early = earlyDial("ws://x/mcp");
+  assert.deepEqual(early.ws.protocols, ["mcp"]);
+  assert.equal(early.ws.binaryType, "arraybuffer");
+  const { ws, seen, fresh } = dialAs(early);
+  assert.equal(ws, early.ws, "the dial got the early socket");
+  assert.equal(fresh, 0, "no second socket");
+  assert.equal(globalThis.WebSocket, FakeWebSocket);
+  await tick();
+  assert.deepEqual(seen, [], "no replayed open for a socket that has not opened");
+  ws.fire("open");
+  ws.fire("message", { data: "m1" });
+  assert.deepEqual(seen, ["open", "message m1"]);
+  assert.equal(ws.closedWith, null, "afterDial does not close an adopted socket");
+});
+
+test("early dial: an open socket is adopted; open and the messages before it are fired again, in order, after the dial's listeners", async () => {
+  const early = earlyDial("ws://x/mcp");
+  early.ws.fire("open");
+  early.ws.fire("message", { data: "a" });
+  early.ws.fire("message", { data: "b" });
+  const { ws, seen } = dialAs(early);
+  assert.equal(ws, early.ws);
+  assert.deepEqual(seen, [], "nothing before the dial's listeners are in (a microtask later)");
+  await tick();
+  ws.fire("message", { data: "c" });
+  assert.deepEqual(seen, ["open", "message a", "message b", "message c"]);
+});
+
+test("early dial: a socket that failed is not adopted; the dial makes a new one, which fails fast", () => {
+  const early = earlyDial("ws://x/mcp");
+  const before = [];
+  early.ws.addEventListener("close", (e) => before.push(e.code));
+  early.ws.fire("error"); // Node: an error only; failFast closes with 1006
+  assert.deepEqual(before, [1006]);
+  const { ws, seen, fresh } = dialAs(early);
+  assert.notEqual(ws, early.ws);
+  assert.equal(fresh, 1);
+  ws.fire("error");
+  assert.deepEqual(seen, ["close 1006 false", "error"]);
+});
+
+test("early dial: another URL or other subprotocols get a new socket, and the early one is closed", () => {
+  for (const [url, protocols] of [["ws://y/mcp", ["mcp"]], ["ws://x/mcp", ["other"]], ["ws://x/mcp", ["mcp", "other"]], ["ws://x/mcp", []]]) {
+    const early = earlyDial("ws://x/mcp");
+    const { ws, fresh } = dialAs(early, url, protocols);
+    assert.notEqual(ws, early.ws);
+    assert.equal(fresh, 1);
+    assert.equal(early.ws.closedWith, 1000, `early socket closed (${url} ${protocols})`);
+  }
+});
+
+test("early dial: a dial that never constructs, or no dial at all, closes the early socket; twice is fine", () => {
+  const early = earlyDial("ws://x/mcp");
+  const token = beforeDial(early);
+  afterDial(token);
+  assert.equal(early.ws.closedWith, 1000);
+  assert.equal(globalThis.WebSocket, FakeWebSocket);
+  const other = earlyDial("ws://x/mcp");
+  discardEarly(other);
+  discardEarly(other);
+  discardEarly(null);
+  assert.equal(other.ws.closedWith, 1000);
+  // A discarded socket is never adopted.
+  const { ws, fresh } = dialAs(other);
+  assert.notEqual(ws, other.ws);
+  assert.equal(fresh, 1);
+});
+
+test("early dial: no WebSocket, or one that refuses the URL: null, and the dial reports it", () => {
+  class Refusing extends FakeWebSocket {
+    constructor(url) {
+      super(url);
+      throw new SyntaxError("bad URL");
+    }
+  }
+  globalThis.WebSocket = Refusing;
+  assert.equal(earlyDial("ws://x/mcp"), null);
+  delete globalThis.WebSocket;
+  assert.equal(earlyDial("ws://x/mcp"), null);
 });

@@ -40,6 +40,12 @@
 //	/control/requests         {}               {"ok":true,"requests":[{"method","rpc","authorization","header"}]}
 //	                                           the Streamable HTTP requests so far (rpc: Mcp-Method)
 //
+// A WebSocket handshake on /mcp?greet=1 gets a server that speaks first: it
+// sends a ping (id "greet-1") as soon as the socket is open, before the
+// client says anything, logs "greet: answered" when the answer comes, and
+// then serves MCP as /mcp does (the client's early dial must not lose what
+// comes before it listens; js/src/dial.js).
+//
 // With -static DIR it also serves DIR's files under /js/ (the Chromium
 // test loads the npm package and its test page from there, same origin as the
 // WebSocket).
@@ -57,6 +63,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/mcplive/mcplive/internal/childserver"
 	"github.com/mcplive/mcplive/mcpws"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -79,6 +86,10 @@ func main() {
 	modernHTTP := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			if r.URL.Query().Get("greet") != "" {
+				s.greet(w, r)
+				return
+			}
 			ws.ServeHTTP(w, r)
 			return
 		}
@@ -97,6 +108,47 @@ func main() {
 	}
 
 	childserver.Serve(*addr, mux, func() { s.dropAll() })
+}
+
+// greet serves /mcp?greet=1 over WebSocket (see the package doc).
+func (s *testServer) greet(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"mcp"}, InsecureSkipVerify: true})
+	if err != nil {
+		return
+	}
+	ctx := r.Context()
+	if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":"greet-1","method":"ping"}`)); err != nil {
+		c.CloseNow()
+		return
+	}
+	ss, err := s.srv.Connect(ctx, greetTransport{&mcpws.Transport{Conn: c}}, nil)
+	if err != nil {
+		c.CloseNow()
+		return
+	}
+	ss.Wait()
+}
+
+// greetTransport's connection takes the answer to the greeting ping out of
+// what the go-sdk server reads.
+type greetTransport struct{ t *mcpws.Transport }
+
+func (g greetTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := g.t.Connect(ctx)
+	return greetConn{c}, err
+}
+
+type greetConn struct{ mcp.Connection }
+
+func (g greetConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		m, err := g.Connection.Read(ctx)
+		if r, ok := m.(*jsonrpc.Response); ok && err == nil && r.ID.Raw() == "greet-1" {
+			log.Printf("greet: answered")
+			continue
+		}
+		return m, err
+	}
 }
 
 func noCache(h http.Handler) http.Handler {
