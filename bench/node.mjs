@@ -109,12 +109,15 @@ const clients = {
   },
   // The floor (bench/floor/main.go; one per process): as bench/pages/floor.html.
   async floor(url, app) {
+    const { earlyDial, beforeDial, afterDial } = await import(pathToFileURL(path.join(JS_DIR, "src", "dial.js")).href);
+    const early = earlyDial(url);
     await import(pathToFileURL(path.join(JS_DIR, "wasm_exec.js")).href);
     const go = new globalThis.Go();
     const { instance } = await WebAssembly.instantiate(fs.readFileSync(FLOOR), go.importObject);
     go.run(instance);
     let items = [];
-    const init = await globalThis.floorConnect(url, (text) => {
+    const token = beforeDial(early); // Go dials within floorConnect's call
+    const connected = globalThis.floorConnect(url, (text) => {
       const { result } = JSON.parse(text);
       items = items.concat(result.tools);
       if (result.nextCursor) return result.nextCursor;
@@ -122,6 +125,8 @@ const clients = {
       items = [];
       return "";
     });
+    afterDial(token);
+    const init = await connected;
     return { close: () => globalThis.floorClose(), version: JSON.parse(init).result.protocolVersion };
   },
 };
