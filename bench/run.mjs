@@ -1,22 +1,23 @@
 // bench/run.mjs: mcplive side by side with the official TypeScript SDK
 // clients in one headless Chromium session, against one go-sdk server
 // (bench/server), on the same workloads, alternating between the clients.
-// Three sections, each its own table:
+// Five sections, each its own table:
 //   ws        WebSocket, 2025-11-25: mcplive (and, with BENCH_BEFORE, the
 //             same page on an older build: "mcplive@before") vs
 //             @modelcontextprotocol/sdk 1.x (Client + WebSocketClientTransport)
+//             and "floor" (bench/floor: Go's runtime and coder/websocket
+//             in wasm carrying the bytes, JS parsing each page; no library):
+//             what any Go wasm client on these parts pays at least
 //   http      Streamable HTTP, 2025-11-25: mcplive vs 1.x's
 //             StreamableHTTPClientTransport
 //   http-2026 Streamable HTTP, 2026-07-28: mcplive vs the v2 client
 //             (@modelcontextprotocol/client, versionNegotiation "auto")
-//             and "floor" (bench/floor: Go's runtime and coder/websocket
-//             in wasm carrying the bytes, JS parsing each page; no library):
-//             what any Go wasm client on these parts pays at least
 //   ws-2026   WebSocket, 2026-07-28: mcplive alone (no TS SDK client
 //             speaks it over WebSocket)
 //   node      Node 22, WebSocket, 2025-11-25: node.mjs in one Node process,
 //             mcplive vs 1.x re-listing on every notification, a list of
-//             11 small pages (a second server with -page-size 10)
+//             11 small pages (a second server with -page-size 10), and
+//             the floor
 //
 //   node run.mjs            the full benchmark (several minutes); writes
 //                           results/<date>.json and results/latest.md
