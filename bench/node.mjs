@@ -28,6 +28,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { listEveryPage } from "./pages/relist.js";
+import { connectFloor } from "./pages/floor.js";
 
 const arg = (name, dflt) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SERVER = arg("server");
@@ -107,27 +108,12 @@ const clients = {
     app.setList(await listAll());
     return { close: () => client.close(), version };
   },
-  // The floor (bench/floor/main.go; one per process): as bench/pages/floor.html.
+  // The floor (bench/floor/main.go; one per process), as pages/floor.html.
   async floor(url, app) {
-    const { earlyDial, beforeDial, afterDial } = await import(pathToFileURL(path.join(JS_DIR, "src", "dial.js")).href);
-    const early = earlyDial(url);
+    const dial = await import(pathToFileURL(path.join(JS_DIR, "src", "dial.js")).href);
     await import(pathToFileURL(path.join(JS_DIR, "wasm_exec.js")).href);
-    const go = new globalThis.Go();
-    const { instance } = await WebAssembly.instantiate(fs.readFileSync(FLOOR), go.importObject);
-    go.run(instance);
-    let items = [];
-    const token = beforeDial(early); // Go dials within floorConnect's call
-    const connected = globalThis.floorConnect(url, (text) => {
-      const { result } = JSON.parse(text);
-      items = items.concat(result.tools);
-      if (result.nextCursor) return result.nextCursor;
-      app.setList(items);
-      items = [];
-      return "";
-    });
-    afterDial(token);
-    const init = await connected;
-    return { close: () => globalThis.floorClose(), version: JSON.parse(init).result.protocolVersion };
+    const instantiate = async (imports) => (await WebAssembly.instantiate(fs.readFileSync(FLOOR), imports)).instance;
+    return connectFloor(url, app, dial, instantiate);
   },
 };
 if (!FLOOR) delete clients.floor;
