@@ -118,6 +118,8 @@ test_go() {
   go test -run '^$' -fuzz '^FuzzDecodeMessage$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzScanMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzParseListPage$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzWireMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzWireEncodersMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node

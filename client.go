@@ -154,11 +154,18 @@ func (c *Client) ServerInfo() Implementation { return c.InitializeResult().Serve
 
 // Capabilities returns the server's capabilities exactly as it sent them.
 func (c *Client) Capabilities() json.RawMessage {
-	var v struct {
-		Capabilities json.RawMessage `json:"capabilities"`
+	return capabilitiesOf(c.InitializeResult().Raw)
+}
+
+// capabilitiesOf returns the capabilities member of a result as sent, as
+// encoding/json would read it into a json.RawMessage (nothing when raw
+// is not a valid object).
+func capabilitiesOf(raw json.RawMessage) json.RawMessage {
+	var caps json.RawMessage
+	if decodeTop(raw, "result", []wireField{{"capabilities", &caps}}) != nil {
+		return nil
 	}
-	_ = json.Unmarshal(c.InitializeResult().Raw, &v)
-	return v.Capabilities
+	return caps
 }
 
 // ProtocolVersion returns the negotiated protocol version.

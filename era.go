@@ -89,11 +89,11 @@ func isLegacyAnswer(err error) bool {
 
 // supportedOf returns data.supported of an UnsupportedProtocolVersion error.
 func supportedOf(e *RPCError) []string {
-	var d struct {
-		Supported []string `json:"supported"`
+	var supported []string
+	if decodeTop(e.Data, "data", []wireField{{"supported", &supported}}) != nil {
+		return nil
 	}
-	_ = json.Unmarshal(e.Data, &d)
-	return d.Supported
+	return supported
 }
 
 // discover opens the modern era: server/discover tells the server's
@@ -112,15 +112,8 @@ func (s *Session) discover(ctx context.Context) error {
 		}
 		return err
 	}
-	var res struct {
-		SupportedVersions []string           `json:"supportedVersions"`
-		Capabilities      ServerCapabilities `json:"capabilities"`
-		Instructions      string             `json:"instructions"`
-		Meta              struct {
-			ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
-		} `json:"_meta"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	var res discoverResult
+	if err := decodeDiscoverResult(raw, &res); err != nil {
 		return fmt.Errorf("mcplive: server/discover: %w", protocolError("bad result: %v", err))
 	}
 	if len(res.SupportedVersions) == 0 {
@@ -157,15 +150,7 @@ func (s *Session) Modern() bool { return s.modern }
 
 // setMeta prepares the _meta that every modern request carries.
 func (s *Session) setMeta(version, logLevel string) {
-	m := map[string]any{
-		metaProtocolVersion:    version,
-		metaClientCapabilities: s.opts.clientCapabilities(),
-		metaClientInfo:         s.opts.ClientInfo,
-	}
-	if logLevel != "" {
-		m[metaLogLevel] = logLevel
-	}
-	b, _ := json.Marshal(m)
+	b := s.opts.modernMeta(version, logLevel)
 	s.meta.Store(&b)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -54,7 +55,9 @@ type RPCError struct {
 }
 
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("mcplive: server error %d: %s", e.Code, e.Message)
+	// Not fmt: a legacy server's answer to the modern probe is such an
+	// error, and formatting it would be fmt's first use in a cold start.
+	return "mcplive: server error " + strconv.FormatInt(e.Code, 10) + ": " + e.Message
 }
 
 // protocolError wraps ErrProtocol with what was wrong.

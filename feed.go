@@ -93,7 +93,7 @@ func (s *Session) onListChanged(m *wireMessage) {
 			return
 		}
 	}
-	s.feed.listChanged(kinds, m.arrived)
+	s.feed.listChanged(kinds, m.arrivedAt())
 }
 
 // directFeed is the feed of a Session used on its own: no lists to

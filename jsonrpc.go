@@ -24,8 +24,11 @@ type wireMessage struct {
 	// barrier, set only on entries the client queues itself, is run by the
 	// dispatcher in place of a notification handler (see flush).
 	barrier func() `json:"-"`
-	// arrived is when the read loop got a notification.
-	arrived time.Time `json:"-"`
+	// arrived is when the read loop got a notification, after clockStart
+	// (arrivedAt). Not a time.Time: encoding/json reflects on this type,
+	// and a time.Time among its fields would keep time's parser and
+	// formatter (~60 KB) in the wasm through its methods.
+	arrived time.Duration `json:"-"`
 	// index is Result read in the envelope's pass, when it is an object
 	// (see parseEnvelope); nil otherwise.
 	index *resultIndex `json:"-"`
@@ -154,7 +157,7 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 				return nil
 			}
 			var e RPCError
-			if err := json.Unmarshal(val, &e); err != nil {
+			if err := decodeRPCError(val, &e); err != nil {
 				return fmt.Errorf(`bad "error": %v`, err)
 			}
 			m.Error = &e
@@ -376,7 +379,7 @@ func (c *rpcConn) readLoop() {
 			if m.Method == notifyCancelled {
 				c.cancelServing(m.Params) // at once: the dispatcher may be busy
 			}
-			m.arrived = time.Now()
+			m.arrived = time.Since(clockStart)
 			c.queue.push(m)
 		case kindRequest:
 			c.answer(m)
@@ -744,6 +747,13 @@ func connLost(reason error) error {
 	return fmt.Errorf("%w: %w", ErrClosed, reason)
 }
 
+// clockStart is the origin of wireMessage.arrived: a reading of the
+// monotonic clock.
+var clockStart = time.Now()
+
+// arrivedAt is when the read loop got m.
+func (m *wireMessage) arrivedAt() time.Time { return clockStart.Add(m.arrived) }
+
 func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"jsonrpc":"2.0",`)
@@ -763,6 +773,9 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	case listParams:
 		buf.WriteString(`,"params":`)
 		p.writeTo(&buf)
+	case encodedParams:
+		buf.WriteString(`,"params":`)
+		buf.Write(p)
 	default:
 		pb, err := json.Marshal(params)
 		if err != nil {

@@ -2,10 +2,12 @@ package mcplive
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // A small, strict JSON scanner for the envelopes this package reads on
@@ -292,21 +294,80 @@ func skipUnchecked(b, _ []byte, i int) (int, error) {
 	return end, nil
 }
 
-// unquote returns the text of a validated string token. Escapes and
-// non-ASCII bytes go through encoding/json, which also turns invalid UTF-8
-// into U+FFFD.
+// unquote returns the text of a validated string token, as encoding/json
+// decodes it: escapes resolved, a lone or broken surrogate escape and
+// each byte of invalid UTF-8 turned into U+FFFD.
 func unquote(tok []byte) string {
 	inner := tok[1 : len(tok)-1]
-	for _, c := range inner {
+	for i, c := range inner {
 		if c == '\\' || c >= 0x80 {
-			var s string
-			if json.Unmarshal(tok, &s) != nil {
-				return ""
-			}
-			return s
+			return unquoteFrom(inner, i)
 		}
 	}
 	return string(inner)
+}
+
+// unquoteFrom decodes inner (a string token without its quotes), of which
+// inner[:i] is plain ASCII. A token that is not valid (not validated by
+// the caller) gives "", as with encoding/json.
+func unquoteFrom(inner []byte, i int) string {
+	b := make([]byte, 0, len(inner)+utf8.UTFMax)
+	b = append(b, inner[:i]...)
+	for i < len(inner) {
+		c := inner[i]
+		if c >= ' ' && c < utf8.RuneSelf && c != '\\' && c != '"' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := rune(-1), 2 // -1: not valid in a string token
+		switch {
+		case c >= utf8.RuneSelf:
+			r, n = utf8.DecodeRune(inner[i:]) // invalid UTF-8: U+FFFD
+		case c != '\\' || i+1 == len(inner):
+		case inner[i+1] == 'u':
+			r, n = hex4(inner[i:]), 6
+			if utf16.IsSurrogate(r) {
+				r = utf16.DecodeRune(r, hex4(inner[i+6:]))
+				if r != utf8.RuneError {
+					n = 12
+				}
+			}
+		default:
+			const from, to = `"\/'bfnrt`, "\"\\/'\b\f\n\r\t"
+			if k := strings.IndexByte(from, inner[i+1]); k >= 0 {
+				r = rune(to[k])
+			}
+		}
+		if r < 0 {
+			return ""
+		}
+		b = utf8.AppendRune(b, r)
+		i += n
+	}
+	return string(b)
+}
+
+// hex4 reads the escape \uXXXX at the start of s: its code unit, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // rawRef is a JSON value kept as a sub-slice of the bytes it was decoded

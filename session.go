@@ -97,17 +97,12 @@ func (s *Session) initialize(ctx context.Context) error {
 	if slices.Contains(supportedVersions, s.opts.ProtocolVersion) {
 		version = s.opts.ProtocolVersion
 	}
-	params := map[string]any{
-		"protocolVersion": version,
-		"capabilities":    s.opts.clientCapabilities(),
-		"clientInfo":      s.opts.ClientInfo,
-	}
-	raw, err := s.request(ctx, methodInitialize, params)
+	raw, err := s.request(ctx, methodInitialize, s.opts.initializeParams(version))
 	if err != nil {
 		return methodErr(methodInitialize, err)
 	}
 	var res InitializeResult
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := decodeInitializeResult(raw, &res); err != nil {
 		return fmt.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
 	}
 	res.Raw = raw

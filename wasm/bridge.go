@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,12 +77,12 @@ func exportFunc(name string, fn func(args []safejs.Value) any) (safejs.Func, err
 	})
 }
 
-// connect(url, optionsJSON, hooks, requestID, clientID) → Promise<string>,
+// connect(url, options, hooks, requestID, clientID) → Promise<string>,
 // the server's info as JSON. JS chooses the client's id, so it can act on
 // every hook call from the first one on (a resync, a close).
 func (b *bridge) connect(args []safejs.Value) any {
 	url, _ := argString(args, 0)
-	optsJSON, _ := argString(args, 1)
+	optsValue := arg(args, 1)
 	hooks := newHooks(arg(args, 2))
 	reqID, _ := argInt(args, 3)
 	id, _ := argInt(args, 4)
@@ -94,7 +93,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 		return rejected(fmt.Errorf("connect: %w: client id %d is not new", errArgs, id))
 	}
 
-	opts, headers, err := parseOptions(optsJSON)
+	opts, headers, err := parseOptions(optsValue)
 	if err != nil {
 		return rejected(fmt.Errorf("connect: %w: options: %v", errArgs, err))
 	}
@@ -126,11 +125,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 		b.clients[id] = cl
 		b.mu.Unlock()
 		cl.watch()
-		out, err := json.Marshal(info(c))
-		if err != nil {
-			return nil, err
-		}
-		return string(out), nil
+		return string(info(c)), nil
 	})
 }
 

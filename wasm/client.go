@@ -3,8 +3,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -55,7 +55,7 @@ func (cl *client) sendState(s mcplive.State) {
 	defer recoverHook("status")
 	var b []byte
 	if s == mcplive.State("ready") {
-		b, _ = json.Marshal(info(cl.c))
+		b = info(cl.c)
 	}
 	cl.hooks.status(s, b)
 }
@@ -80,26 +80,27 @@ func (cl *client) close() error {
 	return err
 }
 
-// infoJSON is what JS shows as serverInfo, capabilities, protocolVersion
-// and instructions.
-type infoJSON struct {
-	ServerInfo      mcplive.Implementation `json:"serverInfo"`
-	Capabilities    json.RawMessage        `json:"capabilities"`
-	ProtocolVersion string                 `json:"protocolVersion"`
-	Instructions    string                 `json:"instructions"`
-}
-
-func info(c *mcplive.Client) infoJSON {
-	caps := c.Capabilities()
-	if len(caps) == 0 {
-		caps = json.RawMessage("{}")
+// info is what JS shows as serverInfo, capabilities, protocolVersion and
+// instructions, as JSON: {"serverInfo", "capabilities" (as the server sent
+// them; {} when absent), "protocolVersion", "instructions"}. Written by
+// hand, without encoding/json (see readOptions).
+func info(c *mcplive.Client) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"serverInfo":`)
+	si, _ := c.ServerInfo().MarshalJSON()
+	b.Write(si)
+	b.WriteString(`,"capabilities":`)
+	if caps := c.Capabilities(); len(caps) > 0 {
+		b.Write(caps)
+	} else {
+		b.WriteString(`{}`)
 	}
-	return infoJSON{
-		ServerInfo:      c.ServerInfo(),
-		Capabilities:    caps,
-		ProtocolVersion: c.ProtocolVersion(),
-		Instructions:    c.Instructions(),
-	}
+	b.WriteString(`,"protocolVersion":`)
+	writeString(&b, c.ProtocolVersion())
+	b.WriteString(`,"instructions":`)
+	writeString(&b, c.Instructions())
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // subscribe subscribes to a resource; JS gets the subscription id, and

@@ -3,37 +3,129 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/hack-pad/safejs"
 
 	"github.com/mcplive/mcplive"
 )
 
-// jsOptions is the options object as the JS package sends it: flat, in
-// milliseconds, already validated and normalised by JS (0 = default).
+// jsOptions is the options object as the JS package sends it (toGoOptions
+// in js/src/options.js): flat, in milliseconds, already validated and
+// normalised by JS (0 = default).
 type jsOptions struct {
-	ClientInfo              *mcplive.Implementation `json:"clientInfo"`
-	ProtocolVersion         string                  `json:"protocolVersion"`
-	Headers                 mcplive.Header          `json:"headers"` // Streamable HTTP only; JS sends canonical names
-	RequestTimeoutMs        float64                 `json:"requestTimeoutMs"`
-	DialTimeoutMs           float64                 `json:"dialTimeoutMs"`
-	ReadLimit               int64                   `json:"readLimit"`
-	MaxPages                int                     `json:"maxPages"`
-	HeartbeatIntervalMs     float64                 `json:"heartbeatIntervalMs"` // < 0 disables
-	HeartbeatTimeoutMs      float64                 `json:"heartbeatTimeoutMs"`
-	Reconnect               *bool                   `json:"reconnect"`
-	ReconnectInitialDelayMs float64                 `json:"reconnectInitialDelayMs"`
-	ReconnectMaxDelayMs     float64                 `json:"reconnectMaxDelayMs"`
+	ClientInfo              *mcplive.Implementation
+	ProtocolVersion         string
+	Headers                 mcplive.Header // Streamable HTTP only; JS sends canonical names
+	RequestTimeoutMs        float64
+	DialTimeoutMs           float64
+	ReadLimit               int64
+	MaxPages                int
+	HeartbeatIntervalMs     float64 // < 0 disables
+	HeartbeatTimeoutMs      float64
+	Reconnect               *bool
+	ReconnectInitialDelayMs float64
+	ReconnectMaxDelayMs     float64
 }
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
-func parseOptions(s string) (*mcplive.Options, mcplive.Header, error) {
-	var o jsOptions
-	if s != "" {
-		if err := json.Unmarshal([]byte(s), &o); err != nil {
-			return nil, nil, err
+// jsReader reads the members of the options object and keeps the first
+// error, which names the member. The options are read this way, and the
+// clientInfo by mcplive.Implementation's own UnmarshalJSON, rather than
+// by encoding/json: its first use would cost a cold start ~50 ms of
+// compiling in wasm (see the top of jsonwire.go in the mcplive package).
+type jsReader struct {
+	o   safejs.Value
+	err error
+}
+
+// get returns o[name]; undefined and null are absent (ok false).
+func (r *jsReader) get(name, want string, typ safejs.Type) (safejs.Value, bool) {
+	v, err := r.o.Get(name)
+	if err != nil || v.IsUndefined() || v.IsNull() {
+		return v, false
+	}
+	if v.Type() != typ {
+		if r.err == nil {
+			r.err = fmt.Errorf("%s: want %s", name, want)
 		}
+		return v, false
+	}
+	return v, true
+}
+
+func (r *jsReader) num(name string) float64 {
+	v, _ := r.get(name, "a number", safejs.TypeNumber)
+	f, _ := v.Float()
+	return f
+}
+
+func (r *jsReader) str(name string) string {
+	v, ok := r.get(name, "a string", safejs.TypeString)
+	if !ok {
+		return ""
+	}
+	s, _ := v.String()
+	return s
+}
+
+// readOptions reads the options object that connect was given
+// (toGoOptions in js/src/options.js).
+func readOptions(v safejs.Value) (jsOptions, error) {
+	var o jsOptions
+	if v.IsUndefined() || v.IsNull() {
+		return o, nil
+	}
+	if v.Type() != safejs.TypeObject {
+		return o, errors.New("want an object")
+	}
+	r := jsReader{o: v}
+	if ci := r.str("clientInfo"); ci != "" {
+		o.ClientInfo = new(mcplive.Implementation)
+		if err := o.ClientInfo.UnmarshalJSON([]byte(ci)); err != nil {
+			return o, fmt.Errorf("clientInfo: %w", err)
+		}
+	}
+	o.ProtocolVersion = r.str("protocolVersion")
+	if h, ok := r.get("headers", "an array of names and values", safejs.TypeObject); ok {
+		n, err := h.Length()
+		if err != nil || n%2 != 0 {
+			return o, errors.New("headers: want an array of names and values")
+		}
+		o.Headers = mcplive.Header{}
+		for i := 0; i < n; i += 2 {
+			k, _ := h.Index(i)
+			val, _ := h.Index(i + 1)
+			ks, err1 := k.String()
+			vs, err2 := val.String()
+			if k.Type() != safejs.TypeString || val.Type() != safejs.TypeString || err1 != nil || err2 != nil {
+				return o, errors.New("headers: want an array of names and values")
+			}
+			o.Headers[ks] = []string{vs}
+		}
+	}
+	o.RequestTimeoutMs = r.num("requestTimeoutMs")
+	o.DialTimeoutMs = r.num("dialTimeoutMs")
+	o.ReadLimit = int64(r.num("readLimit"))
+	o.MaxPages = int(r.num("maxPages"))
+	o.HeartbeatIntervalMs = r.num("heartbeatIntervalMs")
+	o.HeartbeatTimeoutMs = r.num("heartbeatTimeoutMs")
+	if rc, ok := r.get("reconnect", "a boolean", safejs.TypeBoolean); ok {
+		b, _ := rc.Bool()
+		o.Reconnect = &b
+	}
+	o.ReconnectInitialDelayMs = r.num("reconnectInitialDelayMs")
+	o.ReconnectMaxDelayMs = r.num("reconnectMaxDelayMs")
+	return o, r.err
+}
+
+func parseOptions(v safejs.Value) (*mcplive.Options, mcplive.Header, error) {
+	o, err := readOptions(v)
+	if err != nil {
+		return nil, nil, err
 	}
 	opts := &mcplive.Options{
 		// JS reads each item's raw JSON (lists.go): decoding it into Go

@@ -109,7 +109,7 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
     const connected = await withSignal(
       rt,
       signal,
-      (reqId) => rt.api.connect(url, JSON.stringify(goOptions), hooks, reqId, id),
+      (reqId) => rt.api.connect(url, goOptions, hooks, reqId, id),
       // Aborted, but Go had connected already: close what nobody will get.
       () => rt.call(() => rt.api.close(id)).catch(() => {}),
     );

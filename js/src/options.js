@@ -108,7 +108,8 @@ export function toGoOptions(options) {
       throw new TypeError("mcplive: clientInfo must be an object with a name");
     }
     checkObject("clientInfo", ci, CLIENT_INFO);
-    out.clientInfo = { ...ci, version: ci.version === undefined ? "0" : String(ci.version) };
+    // As JSON: Go reads it as encoding/json would (mcplive.Implementation).
+    out.clientInfo = JSON.stringify({ ...ci, version: ci.version === undefined ? "0" : String(ci.version) });
   }
   if (o.protocolVersion !== undefined) {
     if (!PROTOCOL_VERSIONS.includes(o.protocolVersion)) {
@@ -120,12 +121,12 @@ export function toGoOptions(options) {
   if (o.headers !== undefined) {
     const h = o.headers;
     if (h === null || typeof h !== "object" || Array.isArray(h)) throw new TypeError("mcplive: headers must be an object of header names and string values");
-    out.headers = {};
+    out.headers = []; // name, value, name, value…
     for (const [k, v] of Object.entries(h)) {
       if (!HEADER_NAME.test(k)) throw new TypeError(`mcplive: headers: ${JSON.stringify(k)} is not a header name`);
       if (typeof v !== "string" || /[\r\n\0]/.test(v)) throw new TypeError(`mcplive: headers: the value of ${k} must be a string without line breaks`);
-      // As Go's http.Header keys them (wasm/options.go): one entry per name.
-      out.headers[k.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash, c) => dash + c.toUpperCase())] = [v];
+      // As Go's http.Header keys them (wasm/options.go).
+      out.headers.push(k.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash, c) => dash + c.toUpperCase()), v);
     }
   }
   if (o.token !== undefined && typeof o.token !== "function") {

@@ -204,6 +204,33 @@ describe("a server built on the official TypeScript SDK v2, over Streamable HTTP
   before(async () => (ts = await startTSServer()));
   after(() => ts?.close());
 
+  test("the clientInfo (icons, escapes and all) and the headers reach the server as given", async () => {
+    // Go reads them without encoding/json (wasm/options.go, jsonwire.go):
+    // what the server gets must still be what the app gave.
+    const clientInfo = {
+      name: "n \"q\" <&> é 😀\n",
+      version: 2,
+      title: "T",
+      description: "d\u2028",
+      websiteUrl: "https://example.com/",
+      icons: [{ src: "https://example.com/i.png", mimeType: "image/png", sizes: ["48x48", "any"], theme: "dark" }, { src: "data:," }],
+    };
+    const c = await connect(ts.url, { clientInfo, headers: { "x-api-key": "k1", "X-Other": "v 2" } });
+    try {
+      const first = ts.requests.find((r) => r.method === "POST");
+      const meta = JSON.parse(first.body).params._meta;
+      assert.deepEqual(meta["io.modelcontextprotocol/clientInfo"], { ...clientInfo, version: "2" });
+      assert.deepEqual(meta["io.modelcontextprotocol/clientCapabilities"], {});
+      assert.equal(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+      assert.equal(first.headers["x-api-key"], "k1");
+      assert.equal(first.headers["x-other"], "v 2");
+    } finally {
+      await c.close();
+    }
+    await assert.rejects(connect(ts.url, { clientInfo: { name: "n", icons: "not a list" } }), /clientInfo/);
+    ts.requests.length = 0; // the next test counts the requests of its own client
+  });
+
   test("2026-07-28: connect, lists, a list change through subscriptions/listen, calls", async () => {
     const c = await connect(ts.url, { clientInfo: { name: "mcplive-js-test", version: "1.0.0" } });
     try {

@@ -1,0 +1,265 @@
+package mcplive
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The hand-written readers and writers of jsonwire.go must do what
+// encoding/json does with the same input: the same value (or an error
+// where it errs), and the same bytes.
+
+// wireDecodeCases are results and errors a server may send: well-formed,
+// odd (other cases, repeats, null, escapes) and of the wrong types.
+var wireDecodeCases = []string{
+	`{}`,
+	`null`,
+	` {"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true,"listChanged":false},"logging":{},"completions":{"x":1},"tasks":null,"experimental":{"a":[1,2]}},"serverInfo":{"name":"s","title":"T","version":"1.0","description":"d","websiteUrl":"https://x","icons":[{"src":"https://i","mimeType":"image/png","sizes":["48x48","any"],"theme":"dark"},{"src":"data:,"}]},"instructions":"line\nnext \"q\" \u00e9 \ud83d\ude00"} `,
+	`{"ProtocolVersion":"2025-06-18","CAPABILITIES":{"Tools":{"LISTCHANGED":true}},"serverinfo":{"NAME":"n","Version":"v"}}`,
+	`{"protocolVersion":"a","protocolVersion":"b"}`,
+	`{"capabilities":{"tools":{"listChanged":true}},"capabilities":{"tools":{}}}`,
+	`{"capabilities":{"tools":{"listChanged":true}},"capabilities":{"tools":null}}`,
+	`{"serverInfo":{"icons":[{"src":"a","theme":"t"},{"src":"b"}]},"serverInfo":{"icons":[{"src":"c"}]}}`,
+	`{"serverInfo":{"icons":[{"sizes":["a","b"]}]},"serverInfo":{"icons":[{"sizes":[null,"c"]}]}}`,
+	`{"serverInfo":{"icons":[]}}`,
+	`{"serverInfo":{"icons":null}}`,
+	`{"serverInfo":{"icons":[null,{"src":"x"}]}}`,
+	`{"serverInfo":null,"capabilities":null,"instructions":null,"protocolVersion":null}`,
+	`{"capabilities":{"logging":null}}`,
+	`{"protocolVersion":1}`,
+	`{"protocolVersion":true}`,
+	`{"capabilities":[]}`,
+	`{"capabilities":"x"}`,
+	`{"capabilities":{"tools":5}}`,
+	`{"capabilities":{"tools":{"listChanged":"yes"}},"protocolVersion":"after"}`,
+	`{"capabilities":{"resources":{"subscribe":1}}}`,
+	`{"serverInfo":{"icons":{}}}`,
+	`{"serverInfo":{"icons":[1]}}`,
+	`{"serverInfo":{"icons":[{"sizes":"a"}]}}`,
+	`{"serverInfo":{"icons":[{"sizes":[1]}]}}`,
+	`{"serverInfo":"s"}`,
+	`[]`,
+	`"x"`,
+	`1`,
+	`{"instructions":"\ud800 lone, \udc00 low, \ud800\u0041 broken pair, \u0000 nul, \/ slash"}`,
+	"{\"instructions\":\"bad utf-8: \xff\xfe, cut: \xe2\x82\"}",
+	`{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true}},"instructions":"i","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"},"other":1}}`,
+	`{"supportedVersions":[],"_meta":null}`,
+	`{"supportedVersions":null}`,
+	`{"supportedVersions":"2026-07-28"}`,
+	`{"supportedVersions":[1]}`,
+	`{"_meta":{"io.modelcontextprotocol/serverInfo":3}}`,
+	`{"_meta":[]}`,
+	`{"code":-32601,"message":"Method not found","data":{"x":[1]}}`,
+	`{"code":-32601,"message":"m","data":null}`,
+	`{"CODE":1,"Message":"m","DATA":"d"}`,
+	`{"code":1.5,"message":"m"}`,
+	`{"code":1e3}`,
+	`{"code":-0}`,
+	`{"code":99999999999999999999}`,
+	`{"code":"1"}`,
+	`{"message":7}`,
+	`{"code":null,"message":null}`,
+	`{"supported":["2025-11-25"],"requested":"2026-07-28"}`,
+	`{"supported":"x"}`,
+	`{"supported":[null,"a"]}`,
+}
+
+// checkDecoder runs decode and json.Unmarshal into fresh values of T on
+// in, and fails unless both err or neither does and, then, the values
+// are the same.
+func checkDecoder[T any](t *testing.T, name, in string, decode func([]byte, *T) error) {
+	t.Helper()
+	var got, want T
+	errGot := decode([]byte(in), &got)
+	errWant := json.Unmarshal([]byte(in), &want)
+	if (errGot != nil) != (errWant != nil) {
+		t.Fatalf("%s(%s): error %v, encoding/json: %v", name, in, errGot, errWant)
+	}
+	if errWant == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s(%s):\n got  %#v\n want %#v", name, in, got, want)
+	}
+}
+
+// supportedData is the data of an UnsupportedProtocolVersion error, as
+// supportedOf reads it.
+type supportedData struct {
+	Supported []string `json:"supported"`
+}
+
+func checkWireDecoders(t *testing.T, in string) {
+	t.Helper()
+	checkDecoder(t, "decodeInitializeResult", in, decodeInitializeResult)
+	checkDecoder(t, "decodeDiscoverResult", in, decodeDiscoverResult)
+	checkDecoder(t, "decodeRPCError", in, func(b []byte, e *RPCError) error {
+		if err := checkJSON(b); err != nil {
+			return err
+		}
+		return decodeRPCError(b[skipWS(b, 0):], e)
+	})
+	// supportedOf and Capabilities ignore errors: they give what
+	// encoding/json gives when it does not err, and nothing when it does.
+	var sd supportedData
+	if json.Unmarshal([]byte(in), &sd) != nil {
+		sd.Supported = nil
+	}
+	if got := supportedOf(&RPCError{Data: json.RawMessage(in)}); !reflect.DeepEqual(got, sd.Supported) {
+		t.Fatalf("supportedOf(%s) = %#v, encoding/json: %#v", in, got, sd.Supported)
+	}
+}
+
+func TestWireDecodersMatchEncodingJSON(t *testing.T) {
+	for _, in := range wireDecodeCases {
+		checkWireDecoders(t, in)
+	}
+}
+
+// The merge of a repeated member, as encoding/json does it: checked
+// explicitly, so that a change of both cannot pass unseen.
+func TestWireDecodersRepeatedMembers(t *testing.T) {
+	var r InitializeResult
+	if err := decodeInitializeResult([]byte(`{"capabilities":{"tools":{"listChanged":true}},"capabilities":{"tools":{}},"serverInfo":{"icons":[{"src":"a","theme":"t"}]},"serverInfo":{"icons":[{"src":"c"}]}}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Capabilities.Tools == nil || !r.Capabilities.Tools.ListChanged {
+		t.Fatalf("tools capability %+v: a repeated object must merge into the first", r.Capabilities.Tools)
+	}
+	if len(r.ServerInfo.Icons) != 1 || !reflect.DeepEqual(r.ServerInfo.Icons[0], Icon{Src: "c", Theme: "t"}) {
+		t.Fatalf("icons %+v: a repeated array reuses the elements of the first", r.ServerInfo.Icons)
+	}
+}
+
+func TestClientCapabilitiesMatchesEncodingJSON(t *testing.T) {
+	for _, in := range wireDecodeCases {
+		var want struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal([]byte(in), &want) != nil {
+			want.Capabilities = nil
+		}
+		got := capabilitiesOf(json.RawMessage(in))
+		if string(got) != string(want.Capabilities) {
+			t.Fatalf("capabilitiesOf(%s) = %s, encoding/json: %s", in, got, want.Capabilities)
+		}
+	}
+}
+
+// wireStrings are strings that JSON escapes one way or another.
+var wireStrings = []string{"", "plain", `q"b\s/`, "<a&b>", "é ✓ 😀", "\x00\x01\n\r\t\b\f\x7f", "\u2028\u2029", "bad \xff\xfe utf-8", "\xe2\x82"}
+
+func TestWireEncodersMatchEncodingJSON(t *testing.T) {
+	impls := []Implementation{
+		{},
+		{Name: "mcplive", Version: "0"},
+		{Name: "n", Title: "t", Version: "v", Description: "d", WebsiteURL: "https://x", Icons: []Icon{{Src: "s"}, {Src: "a", MIMEType: "m", Sizes: []string{"1x1", "any"}, Theme: "light"}}},
+		{Name: "n", Icons: []Icon{}},
+		{Name: "n", Icons: []Icon{{Sizes: []string{}}}},
+	}
+	for _, s := range wireStrings {
+		impls = append(impls, Implementation{Name: s, Title: s, Version: s, Description: s, WebsiteURL: s, Icons: []Icon{{Src: s, MIMEType: s, Sizes: []string{s, s}, Theme: s}}})
+	}
+	for _, im := range impls {
+		checkWireEncoders(t, im, "2025-11-25", "debug")
+	}
+	for _, s := range wireStrings {
+		checkWireEncoders(t, Implementation{Name: "n"}, s, s)
+	}
+}
+
+func checkWireEncoders(t *testing.T, im Implementation, version, logLevel string) {
+	t.Helper()
+	// Implementation has its own MarshalJSON now: encoding/json's own
+	// encoding is that of a type with the same fields and no methods.
+	type plain Implementation
+	want, err := json.Marshal(plain(im))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := im.MarshalJSON()
+	if string(got) != string(want) {
+		t.Fatalf("MarshalJSON(%#v) = %s, encoding/json: %s", im, got, want)
+	}
+	if viaJSON, _ := json.Marshal(im); string(viaJSON) != string(want) {
+		t.Fatalf("json.Marshal(%#v) = %s, want %s", im, viaJSON, want)
+	}
+	for _, elicit := range []bool{false, true} {
+		o := &Options{ClientInfo: im}
+		if elicit {
+			o.OnElicit = func(context.Context, *ElicitRequest) (*ElicitResult, error) { return nil, nil }
+		}
+		params, _ := json.Marshal(map[string]any{
+			"protocolVersion": version,
+			"capabilities":    o.clientCapabilities(),
+			"clientInfo":      plain(im),
+		})
+		if got := o.initializeParams(version); string(got) != string(params) {
+			t.Fatalf("initializeParams = %s, encoding/json: %s", got, params)
+		}
+		for _, level := range []string{"", logLevel} {
+			m := map[string]any{
+				metaProtocolVersion:    version,
+				metaClientCapabilities: o.clientCapabilities(),
+				metaClientInfo:         plain(im),
+			}
+			if level != "" {
+				m[metaLogLevel] = level
+			}
+			meta, _ := json.Marshal(m)
+			if got := o.modernMeta(version, level); string(got) != string(meta) {
+				t.Fatalf("modernMeta = %s, encoding/json: %s", got, meta)
+			}
+		}
+	}
+}
+
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, s := range append(wireStrings, `\u00e9\/\"`, "\\ud83d\\ude00", "\\ud800", "\\udc00x", "\\ud800\\u0041", "\\ud800\\ud800\\udc00", `\uD83D\uDE00`, "a\\u00") {
+		checkUnquote(t, []byte(`"`+s+`"`))
+		q, _ := json.Marshal(s)
+		checkUnquote(t, q)
+	}
+}
+
+func checkUnquote(t *testing.T, tok []byte) {
+	t.Helper()
+	var want string
+	if json.Unmarshal(tok, &want) != nil {
+		return // not a string token: unquote is only given valid ones
+	}
+	if got := unquote(tok); got != want {
+		t.Fatalf("unquote(%q) = %q, encoding/json: %q", tok, got, want)
+	}
+}
+
+// FuzzWireMatchesEncodingJSON compares the readers with encoding/json on
+// any valid JSON, and unquote on any string token.
+func FuzzWireMatchesEncodingJSON(f *testing.F) {
+	for _, in := range wireDecodeCases {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if json.Valid([]byte(in)) {
+			checkWireDecoders(t, in)
+			if i := skipWS([]byte(in), 0); in[i] == '"' {
+				checkUnquote(t, []byte(strings.TrimSpace(in)))
+			}
+		} else if utf8.ValidString(in) {
+			checkUnquote(t, []byte(`"`+in+`"`))
+		}
+	})
+}
+
+// FuzzWireEncodersMatchEncodingJSON compares the writers with
+// encoding/json for any strings.
+func FuzzWireEncodersMatchEncodingJSON(f *testing.F) {
+	for _, s := range wireStrings {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		checkWireEncoders(t, Implementation{Name: a, Title: b, Version: a, Icons: []Icon{{Src: b, Sizes: []string{a}}}}, a, b)
+	})
+}
