@@ -70,7 +70,7 @@ build_wasm() {
   # the compressed download); a dependency that brings it back fails here.
   local heavy; heavy=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps ./wasm | grep -xE 'net/http|crypto/tls|crypto/x509' || true)
   [ -z "$heavy" ] || die "the wasm links $(echo $heavy) (through: $(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm | grep -E ' net/http( |$)' | cut -d' ' -f1 | tr '\n' ' ')); keep net/http out of every package the wasm imports"
-  GOOS=js GOARCH=wasm go build -modfile="$modfile" -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
   chmod 644 js/mcplive.wasm # go build makes it executable; npm would pack it so
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js

@@ -169,6 +169,9 @@ func (s *Session) withMeta(params any) (any, error) {
 		return listParams{meta: *mp}, nil
 	case cursorParams:
 		return listParams{cursor: &p.Cursor, meta: *mp}, nil
+	case listenParams:
+		p.meta = *mp
+		return p, nil
 	}
 	obj := map[string]json.RawMessage{}
 	if params != nil {

@@ -305,12 +305,13 @@ func (m outgoing) what() string {
 }
 
 func parseOutgoing(msg []byte) (outgoing, error) {
+	// By hand, as encoding/json would read them (jsonwire.go).
 	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
+		ID     json.RawMessage
+		Method string
+		Params json.RawMessage
 	}
-	if err := json.Unmarshal(msg, &env); err != nil {
+	if err := decodeTop(msg, "message", []wireField{{"id", &env.ID}, {"method", &env.Method}, {"params", &env.Params}}); err != nil {
 		return outgoing{}, fmt.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
 	}
 	m := outgoing{method: env.Method}
@@ -318,18 +319,14 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 		m.id = env.ID
 	}
 	if len(env.Params) > 0 && env.Params[0] == '{' {
-		var p struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-			Meta struct {
-				Version string `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		}
-		_ = json.Unmarshal(env.Params, &p) // best effort: the headers are extras
-		m.version = p.Meta.Version
-		m.name = p.Name
+		var name, uri string
+		// Best effort: the headers are extras.
+		_ = decodeTop(env.Params, "params", []wireField{{"name", &name}, {"uri", &uri}, {"_meta", func(v []byte) error {
+			return decodeFields(v, "_meta", []wireField{{metaProtocolVersion, &m.version}})
+		}}})
+		m.name = name
 		if m.name == "" {
-			m.name = p.URI
+			m.name = uri
 		}
 	}
 	return m, nil

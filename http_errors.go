@@ -95,14 +95,14 @@ func (c *httpConn) sessionGone(resp *httpResponse) error {
 // JSON-RPC error response.
 func jsonRPCErrorBody(body []byte) json.RawMessage {
 	var v struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Error   json.RawMessage `json:"error"`
+		JSONRPC string
+		Error   json.RawMessage
 	}
-	if json.Unmarshal(body, &v) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
+	if decodeTop(body, "body", []wireField{{"jsonrpc", &v.JSONRPC}, {"error", &v.Error}}) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
 		return nil
 	}
 	var e RPCError
-	if json.Unmarshal(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
+	if decodeRPCError(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
 		return nil
 	}
 	return v.Error

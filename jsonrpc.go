@@ -776,6 +776,11 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	case encodedParams:
 		buf.WriteString(`,"params":`)
 		buf.Write(p)
+	case listenParams:
+		buf.WriteString(`,"params":`)
+		if err := p.writeTo(&buf); err != nil {
+			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
+		}
 	default:
 		pb, err := json.Marshal(params)
 		if err != nil {

@@ -67,6 +67,67 @@ var wireDecodeCases = []string{
 	`{"supported":["2025-11-25"],"requested":"2026-07-28"}`,
 	`{"supported":"x"}`,
 	`{"supported":[null,"a"]}`,
+	`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a","b"],"x":null},"_meta":{"io.modelcontextprotocol/subscriptionId":"7"}}`,
+	`{"notifications":{"a":1,"a":2,"A":3},"notifications":{"b":true},"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`,
+	`{"notifications":null,"_meta":null}`,
+	`{"notifications":[]}`,
+	`{"notifications":{},"_META":{"IO.modelcontextprotocol/SubscriptionId":null}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`,
+	`{"jsonrpc":"2.0","error":{"code":0,"message":""}}`,
+	`{"jsonrpc":"1.0","error":{"code":1,"message":"m"}}`,
+	`{"jsonrpc":"2.0","error":{"code":"x","message":"m"}}`,
+	`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+	`{"jsonrpc":"2.0","id":null,"method":"resources/read","params":{"uri":"file:///x","NAME":""}}`,
+	`{"jsonrpc":"2.0","method":5}`,
+	`{"name":5,"uri":"u","_meta":{"io.modelcontextprotocol/protocolVersion":1}}`,
+}
+
+// jsonRPCErrorBodyJSON and parseOutgoingJSON are jsonRPCErrorBody and
+// parseOutgoing as they were with encoding/json.
+func jsonRPCErrorBodyJSON(body []byte) json.RawMessage {
+	var v struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
+		return nil
+	}
+	var e RPCError
+	if json.Unmarshal(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
+		return nil
+	}
+	return v.Error
+}
+
+func parseOutgoingJSON(msg []byte) (outgoing, error) {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(msg, &env); err != nil {
+		return outgoing{}, err
+	}
+	m := outgoing{method: env.Method}
+	if env.Method != "" && len(env.ID) > 0 && string(env.ID) != "null" {
+		m.id = env.ID
+	}
+	if len(env.Params) > 0 && env.Params[0] == '{' {
+		var p struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+			Meta struct {
+				Version string `json:"io.modelcontextprotocol/protocolVersion"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(env.Params, &p)
+		m.version = p.Meta.Version
+		m.name = p.Name
+		if m.name == "" {
+			m.name = p.URI
+		}
+	}
+	return m, nil
 }
 
 // checkDecoder runs decode and json.Unmarshal into fresh values of T on
@@ -95,12 +156,23 @@ func checkWireDecoders(t *testing.T, in string) {
 	t.Helper()
 	checkDecoder(t, "decodeInitializeResult", in, decodeInitializeResult)
 	checkDecoder(t, "decodeDiscoverResult", in, decodeDiscoverResult)
+	checkDecoder(t, "decodeAckParams", in, decodeAckParams)
 	checkDecoder(t, "decodeRPCError", in, func(b []byte, e *RPCError) error {
 		if err := checkJSON(b); err != nil {
 			return err
 		}
 		return decodeRPCError(b[skipWS(b, 0):], e)
 	})
+	if got, want := jsonRPCErrorBody([]byte(in)), jsonRPCErrorBodyJSON([]byte(in)); string(got) != string(want) {
+		t.Fatalf("jsonRPCErrorBody(%s) = %s, with encoding/json: %s", in, got, want)
+	}
+	for _, msg := range []string{in, `{"jsonrpc":"2.0","id":1,"method":"m","params":` + in + `}`} {
+		got, errGot := parseOutgoing([]byte(msg))
+		want, errWant := parseOutgoingJSON([]byte(msg))
+		if (errGot != nil) != (errWant != nil) || errWant == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseOutgoing(%s) = %#v, %v; with encoding/json: %#v, %v", msg, got, errGot, want, errWant)
+		}
+	}
 	// supportedOf and Capabilities ignore errors: they give what
 	// encoding/json gives when it does not err, and nothing when it does.
 	var sd supportedData
@@ -262,4 +334,38 @@ func FuzzWireEncodersMatchEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		checkWireEncoders(t, Implementation{Name: a, Title: b, Version: a, Icons: []Icon{{Src: b, Sizes: []string{a}}}}, a, b)
 	})
+}
+
+func TestListenParamsMatchEncodingJSON(t *testing.T) {
+	filters := []map[string]any{
+		{},
+		{"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": false},
+		{"resourceSubscriptions": []string{"file:///a<b>&c", "é ✓", "\xff"}, "toolsListChanged": true},
+		{"resourceSubscriptions": []string(nil)},
+		{"odd": map[string]any{"x": 1}},
+	}
+	for _, f := range filters {
+		for _, meta := range []json.RawMessage{nil, json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`)} {
+			m := map[string]any{"notifications": f}
+			if meta != nil {
+				m["_meta"] = meta
+			}
+			want, _ := json.Marshal(m)
+			got, err := listenParams{filter: f, meta: meta}.MarshalJSON()
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("listenParams(%v) = %s, %v; encoding/json: %s", f, got, err, want)
+			}
+			msg, _ := marshalMessage(nil, methodListen, listenParams{filter: f, meta: meta})
+			if !strings.Contains(string(msg), `"params":`+string(want)+"}") {
+				t.Fatalf("marshalMessage: %s, want params %s", msg, want)
+			}
+		}
+	}
+	for _, raw := range []string{`["a","b"]`, `null`, `[1,"x"]`, `"x"`, ` ["a"] `} {
+		var want []string
+		_ = json.Unmarshal([]byte(raw), &want)
+		if got := (listenFilter{"resourceSubscriptions": json.RawMessage(raw)}).uris(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("uris(%s) = %#v, encoding/json: %#v", raw, got, want)
+		}
+	}
 }

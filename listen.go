@@ -1,9 +1,11 @@
 package mcplive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -48,8 +50,102 @@ func (f listenFilter) has(field string) bool { return string(f[field]) == "true"
 
 func (f listenFilter) uris() []string {
 	var uris []string
-	_ = json.Unmarshal(f["resourceSubscriptions"], &uris)
+	if raw := f["resourceSubscriptions"]; checkJSON(raw) == nil {
+		_ = decodeField(raw[skipWS(raw, 0):], "listenFilter", wireField{"resourceSubscriptions", &uris})
+	}
 	return uris
+}
+
+// decodeListenFilter reads a filter as encoding/json reads it into a
+// listenFilter (null leaves *f as it is).
+func decodeListenFilter(val []byte, f *listenFilter) error {
+	switch val[0] {
+	case 'n':
+		return nil
+	case '{':
+	default:
+		return jsonTypeError(val, "notifications", "mcplive.listenFilter")
+	}
+	if *f == nil {
+		*f = listenFilter{}
+	}
+	_, err := forEachMember(val, func(key string, v []byte) error {
+		(*f)[key] = append(json.RawMessage(nil), v...)
+		return nil
+	})
+	return err
+}
+
+// ackParams are the params of notifications/subscriptions/acknowledged.
+type ackParams struct {
+	Notifications listenFilter `json:"notifications"`
+	Meta          struct {
+		ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+	} `json:"_meta"`
+}
+
+// decodeAckParams reads them by hand, as json.Unmarshal(raw, p) would
+// (jsonwire.go).
+func decodeAckParams(raw []byte, p *ackParams) error {
+	return decodeTop(raw, "params", []wireField{
+		{"notifications", func(v []byte) error { return decodeListenFilter(v, &p.Notifications) }},
+		{"_meta", func(v []byte) error {
+			return decodeFields(v, "_meta", []wireField{{"io.modelcontextprotocol/subscriptionId", &p.Meta.ID}})
+		}},
+	})
+}
+
+// listenParams are the params of subscriptions/listen: the filter
+// (listenFilter's values: true, or a list of URIs) and the request's
+// _meta (withMeta sets it). marshalMessage writes them as json.Marshal
+// would write {"notifications": filter, "_meta": meta}, without it.
+type listenParams struct {
+	filter map[string]any
+	meta   json.RawMessage
+}
+
+// MarshalJSON: see listParams.MarshalJSON.
+func (p listenParams) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := p.writeTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (p listenParams) writeTo(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	if p.meta != nil {
+		b.WriteString(`"_meta":`)
+		b.Write(p.meta)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"notifications":{`)
+	for i, k := range slices.Sorted(maps.Keys(p.filter)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(b, k)
+		b.WriteByte(':')
+		switch v := p.filter[k].(type) {
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case []string:
+			if v == nil {
+				b.WriteString("null")
+			} else {
+				appendStrings(b, v)
+			}
+		default:
+			j, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			b.Write(j)
+		}
+	}
+	b.WriteString("}}")
+	return nil
 }
 
 func (f listenFilter) empty() bool {
@@ -150,7 +246,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 	s.listenWG.Add(1)
 	go func() {
 		defer s.listenWG.Done()
-		_, err := s.requestLong(lctx, methodListen, map[string]any{"notifications": filter}, func(id int64) {
+		_, err := s.requestLong(lctx, methodListen, listenParams{filter: filter}, func(id int64) {
 			st.id.Store(id)
 			s.mu.Lock()
 			s.listens[id] = st
@@ -205,13 +301,8 @@ func (st *listenStream) stop() {
 // request's id); a server that leaves the id out acknowledges the newest
 // stream still waiting.
 func (s *Session) onAcknowledged(m *wireMessage) {
-	var p struct {
-		Notifications listenFilter `json:"notifications"`
-		Meta          struct {
-			ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
-		} `json:"_meta"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil {
+	var p ackParams
+	if err := decodeAckParams(m.Params, &p); err != nil {
 		s.opts.Logger.Warn("mcplive: bad notifications/subscriptions/acknowledged", "err", err.Error())
 		return
 	}

@@ -163,11 +163,13 @@ type liveList interface {
 // newLive makes the List of one kind for c, with the syncer that keeps it.
 func newLive[T Item, PT rawSetter[T]](c *Client, spec kindSpec) liveList {
 	l := newList[T](spec, &c.events)
-	w := &walker{c: c, l: &l.list, newBuilder: newBuild[T, PT]}
-	if c.opts.RawItems {
+	w := &walker{c: c, l: &l.list}
+	if rawItemsOnly || c.opts.RawItems {
 		l.none = rawEntries(nil)
 		l.snap.Items = l.none
 		w.newBuilder = newRawBuild(spec)
+	} else {
+		w.newBuilder = newBuild[T, PT]
 	}
 	l.sync = newSyncer(c.ctx, &c.wg, w.run)
 	return l

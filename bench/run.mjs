@@ -231,7 +231,7 @@ function buildPackage(name, rev) {
   const modfile = fs.existsSync(path.join(dir, "wasm", "modfile.sh"))
     ? ["-modfile=" + execFileSync("bash", [path.join(dir, "wasm", "modfile.sh")], { cwd: dir, encoding: "utf8" }).trim()]
     : [];
-  execFileSync(GO, ["build", ...modfile, "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
+  execFileSync(GO, ["build", ...modfile, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
     cwd: dir,
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },

@@ -48,7 +48,7 @@ const shipped = path.join(js, "mcplive.wasm");
 const missing = !existsSync(shipped) || !existsSync(path.join(js, "wasm_exec.js"));
 if (missing || statSync(shipped).mtimeMs < newestSource()) {
   console.log(`npm test: js/mcplive.wasm ${missing ? "missing" : "older than the Go sources"}, building it (../build.sh does this with the size check)`);
-  run("go", ["build", modflag, "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
+  run("go", ["build", modflag, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
@@ -61,7 +61,7 @@ const bin = path.join(cache, "mcplive-testserver");
 const testWasm = path.join(cache, "mcplive-test.wasm");
 mkdirSync(cache, { recursive: true });
 run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root });
-run("go", ["build", modflag, "-tags", "mcplivetest", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
+run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });
