@@ -44,16 +44,17 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 	}
 	if m.isRequest() {
 		if rpcErr := jsonRPCErrorBody(body); rpcErr != nil {
-			// The server's answer to the request, in JSON-RPC terms.
-			b, err := json.Marshal(struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   json.RawMessage `json:"error"`
-			}{"2.0", m.id, rpcErr})
-			if err == nil {
-				c.push(b)
-				return nil
-			}
+			// The server's answer to the request, in JSON-RPC terms
+			// (both parts valid JSON: the id is the request's own, the
+			// error was read above).
+			b := make([]byte, 0, 32+len(m.id)+len(rpcErr))
+			b = append(b, `{"jsonrpc":"2.0","id":`...)
+			b = append(b, m.id...)
+			b = append(b, `,"error":`...)
+			b = append(b, rpcErr...)
+			b = append(b, '}')
+			c.push(b)
+			return nil
 		}
 	}
 	if isAuthChallenge(resp) {

@@ -58,7 +58,10 @@ func (r *jsReader) get(name, want string, typ safejs.Type) (safejs.Value, bool) 
 }
 
 func (r *jsReader) num(name string) float64 {
-	v, _ := r.get(name, "a number", safejs.TypeNumber)
+	v, ok := r.get(name, "a number", safejs.TypeNumber)
+	if !ok {
+		return 0 // not v.Float(): on undefined it throws, and catching that costs a Go panic
+	}
 	f, _ := v.Float()
 	return f
 }
