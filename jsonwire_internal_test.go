@@ -135,15 +135,43 @@ func parseOutgoingJSON(msg []byte) (outgoing, error) {
 // are the same.
 func checkDecoder[T any](t *testing.T, name, in string, decode func([]byte, *T) error) {
 	t.Helper()
+	checkDecoderVia(t, name, in, decode, func(b []byte, v *T) error { return json.Unmarshal(b, v) })
+}
+
+// checkDecoderVia is checkDecoder with reference, which must read with
+// encoding/json's own reflection.
+func checkDecoderVia[T any](t *testing.T, name, in string, decode, reference func([]byte, *T) error) {
+	t.Helper()
 	var got, want T
 	errGot := decode([]byte(in), &got)
-	errWant := json.Unmarshal([]byte(in), &want)
+	errWant := reference([]byte(in), &want)
 	if (errGot != nil) != (errWant != nil) {
 		t.Fatalf("%s(%s): error %v, encoding/json: %v", name, in, errGot, errWant)
 	}
 	if errWant == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s(%s):\n got  %#v\n want %#v", name, in, got, want)
 	}
+}
+
+// implementationPlain, initializeResultPlain and discoverResultPlain are
+// Implementation, InitializeResult and discoverResult without methods:
+// what encoding/json reads with its reflection.
+type implementationPlain Implementation
+
+type initializeResultPlain struct {
+	ProtocolVersion string              `json:"protocolVersion"`
+	Capabilities    ServerCapabilities  `json:"capabilities"`
+	ServerInfo      implementationPlain `json:"serverInfo"`
+	Instructions    string              `json:"instructions,omitempty"`
+}
+
+type discoverResultPlain struct {
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      ServerCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions"`
+	Meta              struct {
+		ServerInfo implementationPlain `json:"io.modelcontextprotocol/serverInfo"`
+	} `json:"_meta"`
 }
 
 // supportedData is the data of an UnsupportedProtocolVersion error, as
@@ -154,8 +182,24 @@ type supportedData struct {
 
 func checkWireDecoders(t *testing.T, in string) {
 	t.Helper()
-	checkDecoder(t, "decodeInitializeResult", in, decodeInitializeResult)
-	checkDecoder(t, "decodeDiscoverResult", in, decodeDiscoverResult)
+	// Implementation has an UnmarshalJSON of its own (the hand reader):
+	// the references read into copies of the types without it.
+	checkDecoderVia(t, "decodeInitializeResult", in, decodeInitializeResult, func(b []byte, r *InitializeResult) error {
+		var p initializeResultPlain
+		err := json.Unmarshal(b, &p)
+		*r = InitializeResult{ProtocolVersion: p.ProtocolVersion, Capabilities: p.Capabilities, ServerInfo: Implementation(p.ServerInfo), Instructions: p.Instructions}
+		return err
+	})
+	checkDecoderVia(t, "decodeDiscoverResult", in, decodeDiscoverResult, func(b []byte, r *discoverResult) error {
+		var p discoverResultPlain
+		err := json.Unmarshal(b, &p)
+		*r = discoverResult{SupportedVersions: p.SupportedVersions, Capabilities: p.Capabilities, Instructions: p.Instructions}
+		r.Meta.ServerInfo = Implementation(p.Meta.ServerInfo)
+		return err
+	})
+	checkDecoderVia(t, "Implementation.UnmarshalJSON", in, func(b []byte, im *Implementation) error { return im.UnmarshalJSON(b) }, func(b []byte, im *Implementation) error {
+		return json.Unmarshal(b, (*implementationPlain)(im))
+	})
 	checkDecoder(t, "decodeAckParams", in, decodeAckParams)
 	checkDecoder(t, "decodeRPCError", in, func(b []byte, e *RPCError) error {
 		if err := checkJSON(b); err != nil {
