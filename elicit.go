@@ -52,16 +52,6 @@ type ElicitResult struct {
 	Content map[string]any `json:"content,omitempty"`
 }
 
-// clientCapabilities are the capabilities the client declares, in
-// initialize or in every modern request's _meta: elicitation (form mode)
-// when there is a handler for it, nothing otherwise.
-func (o *Options) clientCapabilities() map[string]any {
-	if o.OnElicit == nil {
-		return map[string]any{}
-	}
-	return map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
-}
-
 // serverRequests are the server→client requests the session answers
 // besides ping (jsonrpc.go), by method.
 func (s *Session) serverRequests() map[string]requestHandler {

@@ -220,10 +220,15 @@ func decodeServerCapabilities(val []byte, c *ServerCapabilities) error {
 // decodeTop reads raw (any bytes) as json.Unmarshal(raw, v) reads it into
 // a struct: an error unless it is exactly one valid JSON value.
 func decodeTop(raw []byte, typ string, fields []wireField) error {
+	i := skipWS(raw, 0)
+	if i < len(raw) && raw[i] == '{' {
+		// forEachMember validates the object, and that nothing follows it.
+		return decodeFields(raw[i:], typ, fields)
+	}
 	if err := checkJSON(raw); err != nil {
 		return err
 	}
-	return decodeFields(raw[skipWS(raw, 0):], typ, fields)
+	return decodeFields(raw[i:], typ, fields)
 }
 
 // decodeInitializeResult reads an initialize result (Raw is left alone),
@@ -262,9 +267,6 @@ func decodeDiscoverResult(raw []byte, r *discoverResult) error {
 	})
 }
 
-// appendString appends s as json.Marshal writes it (writeJSONString).
-func appendString(b *bytes.Buffer, s string) { writeJSONString(b, s) }
-
 // appendStrings appends a []string as json.Marshal writes a non-empty one.
 func appendStrings(b *bytes.Buffer, ss []string) {
 	b.WriteByte('[')
@@ -272,7 +274,7 @@ func appendStrings(b *bytes.Buffer, ss []string) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		appendString(b, s)
+		writeJSONString(b, s)
 	}
 	b.WriteByte(']')
 }
@@ -280,20 +282,20 @@ func appendStrings(b *bytes.Buffer, ss []string) {
 // appendImplementation appends im as json.Marshal writes it.
 func appendImplementation(b *bytes.Buffer, im *Implementation) {
 	b.WriteString(`{"name":`)
-	appendString(b, im.Name)
+	writeJSONString(b, im.Name)
 	if im.Title != "" {
 		b.WriteString(`,"title":`)
-		appendString(b, im.Title)
+		writeJSONString(b, im.Title)
 	}
 	b.WriteString(`,"version":`)
-	appendString(b, im.Version)
+	writeJSONString(b, im.Version)
 	if im.Description != "" {
 		b.WriteString(`,"description":`)
-		appendString(b, im.Description)
+		writeJSONString(b, im.Description)
 	}
 	if im.WebsiteURL != "" {
 		b.WriteString(`,"websiteUrl":`)
-		appendString(b, im.WebsiteURL)
+		writeJSONString(b, im.WebsiteURL)
 	}
 	if len(im.Icons) > 0 {
 		b.WriteString(`,"icons":[`)
@@ -303,10 +305,10 @@ func appendImplementation(b *bytes.Buffer, im *Implementation) {
 				b.WriteByte(',')
 			}
 			b.WriteString(`{"src":`)
-			appendString(b, ic.Src)
+			writeJSONString(b, ic.Src)
 			if ic.MIMEType != "" {
 				b.WriteString(`,"mimeType":`)
-				appendString(b, ic.MIMEType)
+				writeJSONString(b, ic.MIMEType)
 			}
 			if len(ic.Sizes) > 0 {
 				b.WriteString(`,"sizes":`)
@@ -314,7 +316,7 @@ func appendImplementation(b *bytes.Buffer, im *Implementation) {
 			}
 			if ic.Theme != "" {
 				b.WriteString(`,"theme":`)
-				appendString(b, ic.Theme)
+				writeJSONString(b, ic.Theme)
 			}
 			b.WriteByte('}')
 		}
@@ -331,7 +333,9 @@ func (im Implementation) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// clientCapabilitiesJSON is Options.clientCapabilities as JSON.
+// clientCapabilitiesJSON are the capabilities the client declares, in
+// initialize or in every modern request's _meta: elicitation (form mode)
+// when there is a handler for it, nothing otherwise.
 func (o *Options) clientCapabilitiesJSON() string {
 	if o.OnElicit == nil {
 		return `{}`
@@ -356,7 +360,7 @@ func (o *Options) initializeParams(version string) encodedParams {
 	b.WriteString(`,"clientInfo":`)
 	appendImplementation(&b, &o.ClientInfo)
 	b.WriteString(`,"protocolVersion":`)
-	appendString(&b, version)
+	writeJSONString(&b, version)
 	b.WriteByte('}')
 	return b.Bytes()
 }
@@ -371,10 +375,10 @@ func (o *Options) modernMeta(version, logLevel string) []byte {
 	appendImplementation(&b, &o.ClientInfo)
 	if logLevel != "" {
 		b.WriteString(`,"` + metaLogLevel + `":`)
-		appendString(&b, logLevel)
+		writeJSONString(&b, logLevel)
 	}
 	b.WriteString(`,"` + metaProtocolVersion + `":`)
-	appendString(&b, version)
+	writeJSONString(&b, version)
 	b.WriteByte('}')
 	return b.Bytes()
 }

@@ -307,9 +307,14 @@ func checkWireEncoders(t *testing.T, im Implementation, version, logLevel string
 		if elicit {
 			o.OnElicit = func(context.Context, *ElicitRequest) (*ElicitResult, error) { return nil, nil }
 		}
+		// What the client declares: elicitation (form mode) with a handler.
+		caps := map[string]any{}
+		if elicit {
+			caps["elicitation"] = map[string]any{"form": map[string]any{}}
+		}
 		params, _ := json.Marshal(map[string]any{
 			"protocolVersion": version,
-			"capabilities":    o.clientCapabilities(),
+			"capabilities":    caps,
 			"clientInfo":      plain(im),
 		})
 		if got := o.initializeParams(version); string(got) != string(params) {
@@ -318,7 +323,7 @@ func checkWireEncoders(t *testing.T, im Implementation, version, logLevel string
 		for _, level := range []string{"", logLevel} {
 			m := map[string]any{
 				metaProtocolVersion:    version,
-				metaClientCapabilities: o.clientCapabilities(),
+				metaClientCapabilities: caps,
 				metaClientInfo:         plain(im),
 			}
 			if level != "" {

@@ -26,6 +26,14 @@ class FakeWebSocket extends EventTarget {
   }
 }
 
+/** A WebSocket that refuses every URL, as a browser does a malformed one. */
+class Refusing extends FakeWebSocket {
+  constructor(url) {
+    super(url);
+    throw new SyntaxError("bad URL");
+  }
+}
+
 let saved;
 beforeEach(() => {
   saved = Object.getOwnPropertyDescriptor(globalThis, "WebSocket");
@@ -114,18 +122,12 @@ test("two dials armed at once: both sockets fail fast, then the original is back
 });
 
 test("a constructor that throws leaves the original in place", () => {
-  class Throwing extends FakeWebSocket {
-    constructor(url) {
-      super(url);
-      throw new SyntaxError("bad URL");
-    }
-  }
-  globalThis.WebSocket = Throwing;
+  globalThis.WebSocket = Refusing;
   const token = beforeDial();
   assert.throws(() => new globalThis.WebSocket("nope"), SyntaxError);
-  assert.equal(globalThis.WebSocket, Throwing);
+  assert.equal(globalThis.WebSocket, Refusing);
   afterDial(token);
-  assert.equal(globalThis.WebSocket, Throwing);
+  assert.equal(globalThis.WebSocket, Refusing);
 });
 
 test("no WebSocket at all: nothing is installed", () => {
@@ -219,12 +221,6 @@ test("early dial: a dial that never constructs, or no dial at all, closes the ea
 });
 
 test("early dial: no WebSocket, or one that refuses the URL: null, and the dial reports it", () => {
-  class Refusing extends FakeWebSocket {
-    constructor(url) {
-      super(url);
-      throw new SyntaxError("bad URL");
-    }
-  }
   globalThis.WebSocket = Refusing;
   assert.equal(earlyDial("ws://x/mcp"), null);
   delete globalThis.WebSocket;
