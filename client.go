@@ -263,6 +263,11 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	defer close(c.runDone)
 	attempt := 0
 	connected := false
+	// legacy: the last session found a server of the legacy era. The next
+	// one opens with initialize, without the server/discover probe, as the
+	// spec asks of a client ("cache the result"); it probes again if the
+	// server refuses initialize (era.go, open).
+	legacy := false
 	for {
 		var ctx context.Context
 		var stop context.CancelFunc
@@ -274,8 +279,13 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// whatever transport is in use (a wrapped one included).
 			ctx, stop = context.WithTimeout(c.ctx, reconnectDialTimeout(attempt, c.opts.DialTimeout))
 		}
-		sess, err := newSession(ctx, c.transport, c.opts, c, &c.subs)
+		sess, err := newSession(ctx, c.transport, c.opts, c, &c.subs, legacy)
 		stop()
+		if err != nil && !errors.Is(err, ErrDial) {
+			// The server was reached but did not open a session: whatever
+			// it has become, the next attempt probes its revision again.
+			legacy = false
+		}
 		if err != nil {
 			if !connected {
 				first <- err
@@ -291,6 +301,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			attempt++
 			continue
 		}
+		legacy = !sess.Modern()
 		c.mu.Lock()
 		if c.ctx.Err() != nil {
 			c.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // A session speaks one of two eras. Legacy (2025-11-25 and older): an
@@ -35,6 +36,18 @@ func (s *Session) open(ctx context.Context) error {
 	if pin == "" {
 		pin = defaultVersion
 	}
+	if pin == "" && s.legacyFirst {
+		// The server answered initialize last time: skip the probe (a
+		// round trip, or the whole probe timeout with a server that
+		// ignores it). The spec asks a client to cache a server's era and
+		// to probe again "if the cached assumption later fails": a server
+		// that now refuses initialize may have moved on.
+		err := s.initialize(ctx)
+		if err == nil || !refusedInitialize(err) {
+			return err
+		}
+		s.opts.Logger.Info("mcplive: the server refused initialize, which it answered before; probing its protocol revision again", "err", err.Error())
+	}
 	if pin == "" || slices.Contains(modernVersions, pin) {
 		err := s.discover(ctx)
 		var rej *RPCError
@@ -59,6 +72,18 @@ func (s *Session) open(ctx context.Context) error {
 		s.modern = false
 	}
 	return s.initialize(ctx)
+}
+
+// refusedInitialize reports whether err, from initialize, is the server's
+// answer (a JSON-RPC error, or an HTTP 4xx other than 401 and 403) rather
+// than a connection that failed or went silent.
+func refusedInitialize(err error) bool {
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		return true
+	}
+	var httpErr *HTTPError
+	return errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
 }
 
 // isLegacyAnswer reports whether err, the answer to a modern request, comes
@@ -102,13 +127,19 @@ func (s *Session) discover(ctx context.Context) error {
 	s.modern = true
 	s.setMeta(ModernVersion, "")
 	// The probe is bounded like a handshake: a legacy server may ignore
-	// a request before initialize.
-	pctx, cancel := context.WithTimeout(ctx, min(s.opts.RequestTimeout, s.opts.DialTimeout))
+	// a request before initialize. Within an opening that has a deadline
+	// (a reconnect's), it takes at most half of what is left, so that the
+	// retry with initialize on a new connection (newSession) has the rest.
+	bound := min(s.opts.RequestTimeout, s.opts.DialTimeout)
+	if dl, ok := ctx.Deadline(); ok {
+		bound = min(bound, time.Until(dl)/2)
+	}
+	pctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	raw, err := s.request(pctx, methodDiscover, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return fmt.Errorf("%s: no answer within %v: %w", methodDiscover, min(s.opts.RequestTimeout, s.opts.DialTimeout), ErrTimeout)
+			return fmt.Errorf("%s: no answer within %v: %w", methodDiscover, bound.Round(time.Millisecond), ErrTimeout)
 		}
 		return err
 	}

@@ -119,6 +119,8 @@ var eraTests = map[string][]string{
 		"TestModernAcknowledgedSubset", "TestModernListenEnds", "TestModernNothingAcknowledged", "TestModernEmptyCursor",
 		"TestModernIncompleteResult", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",
 		"TestProbeEmptyDiscoverResultIsLegacy", "TestProbeRetriesAListedModernVersion",
+		"TestEraLegacyRememberedOnReconnect", "TestEraSilentProbeNotRepeated", "TestEraReprobedWhenInitializeRefused",
+		"TestEraForgottenAfterAFailedOpening", "TestEraSilentProbeWithinAReconnect",
 	},
 }
 

@@ -24,7 +24,11 @@ type Session struct {
 
 	// The era (era.go), set before the session is returned.
 	modern bool
-	meta   atomic.Pointer[[]byte] // the modern era's _meta of every request
+	// legacyFirst opens with initialize instead of the server/discover
+	// probe: the Client's previous session found a legacy server
+	// (era.go, open).
+	legacyFirst bool
+	meta        atomic.Pointer[[]byte] // the modern era's _meta of every request
 
 	// The modern era's change feed (listen.go).
 	feedMu   sync.Mutex // one (re)opening of the listen stream at a time
@@ -46,13 +50,14 @@ func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, erro
 		t = ct.configured(*opts)
 	}
 	subs := new(resourceSubs)
-	return newSession(ctx, t, opts.withDefaults(), directFeed{subs}, subs)
+	return newSession(ctx, t, opts.withDefaults(), directFeed{subs}, subs, false)
 }
 
 // newSession connects through t and initializes. The session hands what it
 // hears to feed and keeps its resource subscribers in subs (a Client's
-// sessions share the Client's).
-func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs) (*Session, error) {
+// sessions share the Client's). legacyFirst: the server was found to be
+// of the legacy era before (era.go, open).
+func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs, legacyFirst bool) (*Session, error) {
 	if v := o.ProtocolVersion; v != "" && !slices.Contains(modernVersions, v) && !slices.Contains(supportedVersions, v) {
 		return nil, fmt.Errorf("mcplive: Options.ProtocolVersion %q: this client speaks %s, %s", v, ModernVersion, strings.Join(supportedVersions, ", "))
 	}
@@ -66,6 +71,8 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 		subs:     subs,
 		progress: make(map[string]func(Progress)),
 		listens:  make(map[int64]*listenStream),
+
+		legacyFirst: legacyFirst,
 	}
 	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests(), o.RequestTimeout)
 	if err := s.open(ctx); err != nil {
@@ -76,7 +83,7 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 			// before initialize: try it the legacy way on a new connection.
 			o.Logger.Info("mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
 			o.ProtocolVersion = ProtocolVersion
-			return newSession(ctx, t, o, feed, subs)
+			return newSession(ctx, t, o, feed, subs, false)
 		}
 		return nil, err
 	}
