@@ -71,6 +71,12 @@ build_wasm() {
   local heavy; heavy=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps ./wasm | grep -xE 'net/http|crypto/tls|crypto/x509' || true)
   [ -z "$heavy" ] || die "the wasm links $(echo $heavy) (through: $(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm | grep -E ' net/http( |$)' | cut -d' ' -f1 | tr '\n' ' ')); keep net/http out of every package the wasm imports"
   GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  # Nor encoding/json's decoder (~190 KB of code): the wasm reads JSON with
+  # the package's own readers (jsonwire*.go, internal/wire). The linker's
+  # dependency dump names the first function that reaches it.
+  local dec; dec=$(GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-dumpdep" -o /dev/null ./wasm 2>&1 |
+    grep -E -- ' -> encoding/json\.(Unmarshal|\(\*Decoder\)\.Decode|\(\*decodeState\)\.unmarshal)$' | head -3 || true)
+  [ -z "$dec" ] || die "the wasm links encoding/json's decoder, reached through: $(echo $dec); read that JSON with the readers of jsonwire.go"
   chmod 644 js/mcplive.wasm # go build makes it executable; npm would pack it so
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js
@@ -120,6 +126,7 @@ test_go() {
   go test -run '^$' -fuzz '^FuzzParseListPage$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireEncodersMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzWireResultsMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node

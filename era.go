@@ -210,17 +210,17 @@ func (s *Session) withMeta(params any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		if err := decodeRawMap(b, &obj); err != nil || obj == nil {
 			return nil, fmt.Errorf("mcplive: params are not a JSON object: %s", snippet(b))
 		}
 	}
 	if own, ok := obj["_meta"]; ok {
 		merged := map[string]json.RawMessage{}
-		if err := json.Unmarshal(own, &merged); err != nil {
+		if err := decodeRawMap(own, &merged); err != nil {
 			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", snippet(own))
 		}
 		var ours map[string]json.RawMessage
-		_ = json.Unmarshal(*mp, &ours)
+		_ = decodeRawMap(*mp, &ours)
 		for k, v := range ours {
 			merged[k] = v
 		}

@@ -45,18 +45,16 @@ func (s *Session) handleNotification(m *wireMessage) {
 }
 
 func (s *Session) onProgress(m *wireMessage) {
-	var p struct {
-		Token json.RawMessage `json:"progressToken"`
-		Progress
-	}
-	if json.Unmarshal(m.Params, &p) != nil {
+	var token json.RawMessage
+	var p Progress
+	if decodeProgress(m.Params, &token, &p) != nil {
 		return
 	}
 	s.mu.Lock()
-	fn := s.progress[string(p.Token)]
+	fn := s.progress[string(token)]
 	s.mu.Unlock()
 	if fn != nil {
-		fn(p.Progress)
+		fn(p)
 	}
 }
 
@@ -65,17 +63,15 @@ func (s *Session) onLog(m *wireMessage) {
 		return
 	}
 	var lm LogMessage
-	if json.Unmarshal(m.Params, &lm) == nil {
+	if decodeLogMessage(m.Params, &lm) == nil {
 		s.opts.OnLog(lm)
 	}
 }
 
 func (s *Session) onResourceUpdated(m *wireMessage) {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	if json.Unmarshal(m.Params, &p) == nil {
-		s.feed.resourceUpdated(p.URI)
+	var uri string
+	if decodeTop(m.Params, "params", []wireField{{"uri", &uri}}) == nil {
+		s.feed.resourceUpdated(uri)
 	}
 }
 

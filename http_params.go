@@ -244,16 +244,14 @@ func (c *httpConn) setParamHeaders(h Header, tool string, msg []byte) {
 	if table == nil || len((*table)[tool]) == 0 {
 		return
 	}
-	var env struct {
-		Params struct {
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(msg, &env) != nil {
+	var arguments json.RawMessage
+	if decodeTop(msg, "message", []wireField{{"params", func(v []byte) error {
+		return decodeFields(v, "params", []wireField{{"arguments", &arguments}})
+	}}}) != nil {
 		return
 	}
 	for _, d := range (*table)[tool] {
-		v := []byte(env.Params.Arguments)
+		v := []byte(arguments)
 		for _, k := range d.path {
 			var next []byte
 			_, _ = forEachMember(v, func(key string, val []byte) error {
@@ -283,11 +281,10 @@ func paramValue(v []byte) (string, bool) {
 	}
 	switch c := v[0]; {
 	case c == '"':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
+		if checkJSON(v) != nil {
 			return "", false
 		}
-		return encodeHeaderValue(s), true
+		return encodeHeaderValue(unquote(v)), true
 	case string(v) == "true" || string(v) == "false":
 		return string(v), true
 	case c == '-' || '0' <= c && c <= '9':

@@ -514,14 +514,12 @@ func safeHandle(ctx context.Context, h requestHandler, m *wireMessage) (res any,
 // cancelServing ends the handler of the server request that a
 // notifications/cancelled from the server names.
 func (c *rpcConn) cancelServing(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	var requestID json.RawMessage
+	if decodeTop(params, "params", []wireField{{"requestId", &requestID}}) != nil {
 		return
 	}
 	c.mu.Lock()
-	cancel := c.serving[string(p.RequestID)]
+	cancel := c.serving[string(requestID)]
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()

@@ -40,8 +40,9 @@ func jsonTypeError(val []byte, field, want string) error {
 func fieldIs(key, name string) bool { return key == name || strings.EqualFold(key, name) }
 
 // wireField is a member a reader takes: its name, and where its value
-// goes: *string, *bool, *int64, *json.RawMessage (kept as sent, null
-// too), *[]string, or a func that reads the value itself.
+// goes: *string, *bool, *int, *int64, *float64, *json.RawMessage (kept
+// as sent, null too), *[]string, *map[string]string, or a func that reads
+// the value itself.
 type wireField struct {
 	name string
 	dst  any
@@ -87,7 +88,10 @@ func decodeField(v []byte, typ string, f wireField) error {
 		return nil
 	}
 	if v[0] == 'n' {
-		if d, ok := f.dst.(*[]string); ok {
+		switch d := f.dst.(type) {
+		case *[]string:
+			*d = nil
+		case *map[string]string:
 			*d = nil
 		}
 		return nil
@@ -115,10 +119,16 @@ func decodeField(v []byte, typ string, f wireField) error {
 			*d = n
 			return nil
 		}
+	case *int:
+		return decodeInt(v, typ+"."+f.name, d)
+	case *float64:
+		return decodeFloat(v, typ+"."+f.name, d)
 	case *[]string:
 		return decodeSlice(v, typ+"."+f.name, d, func(e []byte, s *string) error {
 			return decodeField(e, typ, wireField{f.name, s})
 		})
+	case *map[string]string:
+		return decodeStringMap(v, typ+"."+f.name, d)
 	}
 	return jsonTypeError(v, typ+"."+f.name, want)
 }

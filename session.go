@@ -234,7 +234,7 @@ func (s *Session) requestInto(ctx context.Context, method string, params, v any,
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(res, v); err != nil {
+	if err := decodeResult(res, v); err != nil {
 		return fmt.Errorf("%s: %w", method, protocolError("bad result: %v", err))
 	}
 	if raw != nil {

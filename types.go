@@ -155,16 +155,6 @@ type Content struct {
 	Raw         json.RawMessage   `json:"-"`
 }
 
-// UnmarshalJSON keeps the raw block next to the decoded fields.
-func (c *Content) UnmarshalJSON(b []byte) error {
-	type plain Content
-	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
-		return err
-	}
-	c.Raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
 // ResourceContents is the content of a resource: Text for text resources,
 // Blob (base64) for binary ones.
 type ResourceContents struct {

@@ -4,7 +4,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"strings"
 
@@ -43,8 +43,12 @@ func (h *hooks) elicit(ctx context.Context, req *mcplive.ElicitRequest) (*mcpliv
 	if e, ok := strings.CutPrefix(r, "e:"); ok {
 		return nil, errors.New("the onElicit callback failed: " + e)
 	}
-	var res *mcplive.ElicitResult
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(r, "r:")), &res); err != nil {
+	b := []byte(strings.TrimPrefix(r, "r:"))
+	if string(b) == "null" {
+		return nil, nil // as json.Unmarshal into a *ElicitResult
+	}
+	res := new(mcplive.ElicitResult)
+	if err := res.UnmarshalJSON(b); err != nil {
 		return nil, errors.New("the onElicit callback gave no { action, content } object: " + err.Error())
 	}
 	return res, nil

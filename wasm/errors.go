@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // errorInfo is how an error crosses to JS, both as a rejection and inside
@@ -50,7 +51,7 @@ func describe(err error) *errorInfo {
 		info.Name = "RPCError"
 		code := rpc.Code
 		info.Code = &code
-		if len(rpc.Data) > 0 && json.Valid(rpc.Data) {
+		if len(rpc.Data) > 0 && wire.Valid(rpc.Data) {
 			info.Data = rpc.Data
 		}
 	case errors.Is(err, errArgs):

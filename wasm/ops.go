@@ -9,6 +9,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // call is one operation in flight: its context (cancelled by abort,
@@ -22,12 +23,14 @@ type call struct {
 	onProgress safejs.Value
 }
 
-// args decodes the call's arguments into the handler's own arguments type.
-func (c *call) args(into any) error {
+// args reads the call's arguments (a JSON object) into fields, as
+// encoding/json would read them into a struct with those fields (with the
+// root package's readers: internal/wire).
+func (c *call) args(fields ...wire.Field) error {
 	if len(c.raw) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(c.raw, into); err != nil {
+	if err := wire.Decode(c.raw, c.method, fields...); err != nil {
 		return fmt.Errorf("%s: %w: %v", c.method, errArgs, err)
 	}
 	return nil
@@ -69,10 +72,10 @@ func opNamed(name string) (op, bool) {
 
 func callTool(c *call) (any, error) {
 	var a struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      string
+		Arguments json.RawMessage
 	}
-	if err := c.args(&a); err != nil {
+	if err := c.args(wire.Field{Name: "name", Dst: &a.Name}, wire.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
 		return nil, err
 	}
 	if a.Name == "" {
@@ -100,10 +103,10 @@ func callTool(c *call) (any, error) {
 
 func getPrompt(c *call) (any, error) {
 	var a struct {
-		Name      string            `json:"name"`
-		Arguments map[string]string `json:"arguments"`
+		Name      string
+		Arguments map[string]string
 	}
-	if err := c.args(&a); err != nil {
+	if err := c.args(wire.Field{Name: "name", Dst: &a.Name}, wire.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
 		return nil, err
 	}
 	if a.Name == "" {
@@ -116,17 +119,12 @@ func getPrompt(c *call) (any, error) {
 	return rawResult(res.Raw, res)
 }
 
-// uriArgs are the arguments of the operations on one resource.
-type uriArgs struct {
-	URI string `json:"uri"`
-}
-
 func readResource(c *call) (any, error) {
-	var a uriArgs
-	if err := c.args(&a); err != nil {
+	var uri string
+	if err := c.args(wire.Field{Name: "uri", Dst: &uri}); err != nil {
 		return nil, err
 	}
-	res, err := c.cl.c.ReadResource(c.ctx, a.URI)
+	res, err := c.cl.c.ReadResource(c.ctx, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -134,80 +132,103 @@ func readResource(c *call) (any, error) {
 }
 
 func complete(c *call) (any, error) {
-	var a struct {
-		Params mcplive.CompleteParams `json:"params"`
-	}
-	if err := c.args(&a); err != nil {
+	var p mcplive.CompleteParams
+	if err := c.args(wire.Field{Name: "params", Dst: completeParams(&p)}); err != nil {
 		return nil, err
 	}
-	res, err := c.cl.c.Complete(c.ctx, a.Params)
+	res, err := c.cl.c.Complete(c.ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	return rawResult(res.Raw, res)
 }
 
-func setLoggingLevel(c *call) (any, error) {
-	var a struct {
-		Level string `json:"level"`
+// completeParams reads the params of completion/complete as encoding/json
+// reads them into a CompleteParams.
+func completeParams(p *mcplive.CompleteParams) func([]byte) error {
+	return func(v []byte) error {
+		return wire.Decode(v, "CompleteParams",
+			wire.Field{Name: "ref", Dst: func(v []byte) error {
+				return wire.Decode(v, "CompleteRef", wire.Field{Name: "type", Dst: &p.Ref.Type},
+					wire.Field{Name: "name", Dst: &p.Ref.Name}, wire.Field{Name: "uri", Dst: &p.Ref.URI})
+			}},
+			wire.Field{Name: "argument", Dst: func(v []byte) error {
+				return wire.Decode(v, "CompleteArgument", wire.Field{Name: "name", Dst: &p.Argument.Name},
+					wire.Field{Name: "value", Dst: &p.Argument.Value})
+			}},
+			wire.Field{Name: "context", Dst: func(v []byte) error {
+				if v[0] == 'n' {
+					p.Context = nil
+					return nil
+				}
+				if p.Context == nil {
+					p.Context = new(mcplive.CompleteContext)
+				}
+				return wire.Decode(v, "CompleteContext", wire.Field{Name: "arguments", Dst: &p.Context.Arguments})
+			}},
+		)
 	}
-	if err := c.args(&a); err != nil {
+}
+
+func setLoggingLevel(c *call) (any, error) {
+	var level string
+	if err := c.args(wire.Field{Name: "level", Dst: &level}); err != nil {
 		return nil, err
 	}
-	return nil, c.cl.c.SetLoggingLevel(c.ctx, a.Level)
+	return nil, c.cl.c.SetLoggingLevel(c.ctx, level)
 }
 
 func ping(c *call) (any, error) { return nil, c.cl.c.Ping(c.ctx) }
 
-// kindArgs are the arguments of the operations on one list.
-type kindArgs struct {
-	Kind mcplive.Kind `json:"kind"`
+// kindArg reads the argument kind of the operations on one list.
+func kindArg(c *call) (mcplive.Kind, error) {
+	var kind string
+	err := c.args(wire.Field{Name: "kind", Dst: &kind})
+	return mcplive.Kind(kind), err
 }
 
 func refresh(c *call) (any, error) {
-	var a kindArgs
-	if err := c.args(&a); err != nil {
+	kind, err := kindArg(c)
+	if err != nil {
 		return nil, err
 	}
 	// A re-list that finds the same list changes nothing JS holds: the
 	// store keeps its value (get() returns the same object until a change,
 	// which React's getSnapshot relies on), receivedAt included.
-	return nil, c.cl.c.Refresh(c.ctx, a.Kind)
+	return nil, c.cl.c.Refresh(c.ctx, kind)
 }
 
 // resync sends kind's full list again: JS found that an update did not fit
 // what it holds.
 func resync(c *call) (any, error) {
-	var a kindArgs
-	if err := c.args(&a); err != nil {
+	kind, err := kindArg(c)
+	if err != nil {
 		return nil, err
 	}
 	c.cl.mu.Lock()
-	fn := c.cl.resyncs[a.Kind]
+	fn := c.cl.resyncs[kind]
 	c.cl.mu.Unlock()
 	if fn == nil {
-		return nil, fmt.Errorf("resync: %w: unknown list kind %q", errArgs, a.Kind)
+		return nil, fmt.Errorf("resync: %w: unknown list kind %q", errArgs, kind)
 	}
 	fn(causeResync)
 	return nil, nil
 }
 
 func subscribeResource(c *call) (any, error) {
-	var a uriArgs
-	if err := c.args(&a); err != nil {
+	var uri string
+	if err := c.args(wire.Field{Name: "uri", Dst: &uri}); err != nil {
 		return nil, err
 	}
-	return c.cl.subscribe(c.ctx, a.URI)
+	return c.cl.subscribe(c.ctx, uri)
 }
 
 func unsubscribeResource(c *call) (any, error) {
-	var a struct {
-		ID int `json:"id"`
-	}
-	if err := c.args(&a); err != nil {
+	var id int
+	if err := c.args(wire.Field{Name: "id", Dst: &id}); err != nil {
 		return nil, err
 	}
-	return nil, c.cl.unsubscribe(c.ctx, a.ID)
+	return nil, c.cl.unsubscribe(c.ctx, id)
 }
 
 // rawResult returns a result's exact JSON as a JS string.
