@@ -72,11 +72,16 @@ build_wasm() {
   [ -z "$heavy" ] || die "the wasm links $(echo $heavy) (through: $(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm | grep -E ' net/http( |$)' | cut -d' ' -f1 | tr '\n' ' ')); keep net/http out of every package the wasm imports"
   GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
   # Nor encoding/json's decoder (~190 KB of code): the wasm reads JSON with
-  # the package's own readers (jsonwire*.go, internal/wire). The linker's
-  # dependency dump names the first function that reaches it.
-  local dec; dec=$(GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-dumpdep" -o /dev/null ./wasm 2>&1 |
-    grep -E -- ' -> encoding/json\.(Unmarshal|\(\*Decoder\)\.Decode|\(\*decodeState\)\.unmarshal)$' | head -3 || true)
-  [ -z "$dec" ] || die "the wasm links encoding/json's decoder, reached through: $(echo $dec); read that JSON with the readers of jsonwire.go"
+  # the package's own readers (jsonwire*.go, internal/wire). A build that
+  # keeps the functions' names shows whether the decoder's entry is there;
+  # -ldflags=-dumpdep names what reaches it.
+  local tmp; tmp=$(mktemp -d)
+  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -o "$tmp/named.wasm" ./wasm
+  if grep -a -q -F 'encoding_json.__decodeState_.unmarshal' "$tmp/named.wasm"; then
+    rm -rf "$tmp"
+    die "the wasm links encoding/json's decoder: read that JSON with the readers of jsonwire.go (GOOS=js GOARCH=wasm go build -ldflags=-dumpdep ./wasm names what reaches it)"
+  fi
+  rm -rf "$tmp"
   chmod 644 js/mcplive.wasm # go build makes it executable; npm would pack it so
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js
