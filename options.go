@@ -15,7 +15,9 @@ type Options struct {
 	// ProtocolVersion pins the protocol revision: ModernVersion
 	// (2026-07-28) or a legacy one (2025-11-25, 2025-06-18, 2025-03-26,
 	// asked for in initialize). Empty tries ModernVersion first and falls
-	// back to initialize with 2025-11-25 when the server does not speak it.
+	// back to initialize with 2025-11-25 when the server does not speak it;
+	// a Client's reconnects to a server found to be 2025-11-25 then open
+	// with initialize, and probe again only if the server refuses it.
 	ProtocolVersion string
 	// RequestTimeout bounds each request (default 30 s). A request that
 	// times out is cancelled on the server with notifications/cancelled.
