@@ -16,15 +16,23 @@ import (
 // server/discover probe. These tests run where the client probes by
 // default (the modern run), against legacy scripted servers.
 
-// A reconnect to a server that refused server/discover does not ask again.
-func TestEraLegacyRememberedOnReconnect(t *testing.T) {
-	t.Parallel()
-	onlyIn(t, "modern")
-	srv, err := scripted.New("", 0) // a legacy server, whatever this run's era
+// legacyServer starts a scripted server of the legacy era, whatever this
+// run's era, and closes it when the test ends.
+func legacyServer(t *testing.T) *scripted.Server {
+	t.Helper()
+	srv, err := scripted.New("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A reconnect to a server that refused server/discover does not ask again.
+func TestEraLegacyRememberedOnReconnect(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := legacyServer(t)
 	srv.Set("tools", scripted.Tool("a"))
 	c := liveConnect(t, srv.URL, nil)
 	assertEqual(t, c.ProtocolVersion(), mcplive.ProtocolVersion, "negotiated revision")
@@ -49,11 +57,7 @@ func TestEraLegacyRememberedOnReconnect(t *testing.T) {
 func TestEraSilentProbeNotRepeated(t *testing.T) {
 	t.Parallel()
 	onlyIn(t, "modern")
-	srv, err := scripted.New("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := legacyServer(t)
 	srv.Hook = func(r *scripted.Request) error {
 		if r.Method == "server/discover" {
 			return scripted.ErrDrop // no answer, as a server that ignores it
@@ -76,11 +80,7 @@ func TestEraSilentProbeNotRepeated(t *testing.T) {
 func TestEraReprobedWhenInitializeRefused(t *testing.T) {
 	t.Parallel()
 	onlyIn(t, "modern")
-	srv, err := scripted.New("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := legacyServer(t)
 	srv.Set("tools", scripted.Tool("a"))
 	logs := &liveLog{}
 	o := liveOptions()
@@ -114,11 +114,7 @@ func TestEraReprobedWhenInitializeRefused(t *testing.T) {
 func TestEraForgottenAfterAFailedOpening(t *testing.T) {
 	t.Parallel()
 	onlyIn(t, "modern")
-	srv, err := scripted.New("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := legacyServer(t)
 	srv.Hook = func(r *scripted.Request) error {
 		if r.Method == "initialize" && r.Conn == 2 {
 			return scripted.ErrDrop
@@ -147,11 +143,7 @@ func TestEraForgottenAfterAFailedOpening(t *testing.T) {
 func TestEraSilentProbeWithinAReconnect(t *testing.T) {
 	t.Parallel()
 	onlyIn(t, "modern")
-	srv, err := scripted.New("", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := legacyServer(t)
 	srv.Hook = func(r *scripted.Request) error {
 		if r.Method == "server/discover" || (r.Method == "initialize" && r.Conn == 3) {
 			return scripted.ErrDrop

@@ -142,19 +142,16 @@ func decodeAny(v []byte) (any, error) {
 	case c == '"':
 		return unquote(v), nil
 	case c == '[':
-		out := []any{}
-		var first error
-		_, err := scanArray(v, 0, 1, func(e []byte) {
+		var out []any
+		err := decodeSlice(v, "", &out, func(e []byte, d *any) error {
 			x, err := decodeAny(e)
-			if err != nil && first == nil {
-				first = err
-			}
-			out = append(out, x)
+			*d = x
+			return err
 		})
-		if err != nil {
+		if out == nil { // a syntax error
 			return nil, err
 		}
-		return out, first
+		return out, err
 	case c == '{':
 		out := map[string]any{}
 		var first error
