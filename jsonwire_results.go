@@ -8,6 +8,18 @@ import (
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
+// The results of calls (tools/call, prompts/get, resources/read,
+// completion/complete), the params of the notifications a session reads
+// (progress, log messages, resource updates, cancellations) and the
+// elicitation result an app hands back are read here by hand, as
+// encoding/json reads them into the same types (jsonwire.go says why).
+// With these, the wasm links no decoder of encoding/json (~180 KB of its
+// code; these readers are ~50 KB). jsonwire_results_internal_test.go
+// compares each reader with encoding/json, on a table of inputs and in a
+// fuzz target.
+
+// The wasm binding (package main) reads the arguments of its operations
+// with these readers too, through internal/wire.
 func init() {
 	wire.Decode = func(raw []byte, typ string, fields ...wire.Field) error {
 		wf := make([]wireField, len(fields))
@@ -18,16 +30,6 @@ func init() {
 	}
 	wire.Valid = func(b []byte) bool { return checkJSON(b) == nil }
 }
-
-// The results of calls (tools/call, prompts/get, resources/read,
-// completion/complete), the params of the notifications a session reads
-// (progress, log messages, resource updates, cancellations) and the
-// elicitation result an app hands back are read here by hand, as
-// encoding/json reads them into the same types (jsonwire.go says why).
-// With these, the wasm build carries no encoding/json decoder: ~190 KB of
-// code less to download and compile. jsonwire_internal_test.go compares
-// each reader with encoding/json, on a table of inputs and in a fuzz
-// target.
 
 // decodeFloat reads a JSON number into *d as encoding/json reads a
 // float64 (field names it in errors).
