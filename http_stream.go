@@ -170,9 +170,12 @@ func isResponseTo(msg []byte, id json.RawMessage) bool {
 	want := bytes.TrimSpace(id)
 	idOK, answered, is := false, false, false
 	walkMembersUntil(msg, func(key []byte, i int) bool {
-		isNull := msg[i] == 'n' // a null method or error counts as none; a null result is a result
+		// A null method or error counts as none, and so does an empty
+		// method (decodeMessage's rule); a null result is a result.
+		isNull := msg[i] == 'n'
+		emptyString := i+1 < len(msg) && msg[i] == '"' && msg[i+1] == '"'
 		switch {
-		case isKey(key, "method") && !isNull:
+		case isKey(key, "method") && !isNull && !emptyString:
 			return true // a request or a notification
 		case isKey(key, "result") || (isKey(key, "error") && !isNull):
 			is = idOK
