@@ -65,7 +65,9 @@ func TestEraSilentProbeNotRepeated(t *testing.T) {
 		return nil
 	}
 	o := liveOptions()
-	o.DialTimeout = 200 * time.Millisecond // the probe's bound
+	// The probe's bound at the first opening (the whole wait here); a
+	// reconnect's first attempt gets min(1 s, this) for its initialize.
+	o.DialTimeout = 2 * time.Second
 	c := liveConnect(t, srv.URL, o)
 	assertEqual(t, srv.Count("server/discover"), 1, "discover requests at the first opening")
 	states := liveWatchStates(t, c)
@@ -122,7 +124,9 @@ func TestEraForgottenAfterAFailedOpening(t *testing.T) {
 		return nil
 	}
 	o := liveOptions()
-	o.DialTimeout = 300 * time.Millisecond // bounds a reconnect's opening
+	// Bounds a reconnect's opening: the unanswered attempt ends after 1 s,
+	// the next one has 2 s for its probe and initialize.
+	o.DialTimeout = 2 * time.Second
 	c := liveConnect(t, srv.URL, o)
 	states := liveWatchStates(t, c)
 	srv.DropConns()
@@ -151,7 +155,10 @@ func TestEraSilentProbeWithinAReconnect(t *testing.T) {
 		return nil
 	}
 	o := liveOptions()
-	o.DialTimeout = time.Second // a reconnect's bound, and the first probe's
+	// The first probe's bound; a reconnect's attempts get 1 s, then 2 s:
+	// the second one's probe waits 1 s, its initialize has the other 1 s,
+	// as much as any reconnect's first attempt.
+	o.DialTimeout = 4 * time.Second
 	c := liveConnect(t, srv.URL, o)
 	states := liveWatchStates(t, c)
 	srv.DropConns()
