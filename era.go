@@ -163,7 +163,7 @@ func (s *Session) discover(ctx context.Context) error {
 		// A dual-era server that serves this client only in a legacy
 		// revision (go-sdk's stateful Streamable HTTP handler does):
 		// treated as its refusal of the modern one, with the same data.
-		data, _ := json.Marshal(map[string]any{"supported": res.SupportedVersions, "requested": ModernVersion})
+		data, _ := marshalJSON(map[string]any{"supported": res.SupportedVersions, "requested": ModernVersion})
 		return &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common", Data: data}
 	}
 	s.init.Store(&InitializeResult{
@@ -206,7 +206,7 @@ func (s *Session) withMeta(params any) (any, error) {
 	}
 	obj := map[string]json.RawMessage{}
 	if params != nil {
-		b, err := json.Marshal(params)
+		b, err := marshalJSON(params)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +224,7 @@ func (s *Session) withMeta(params any) (any, error) {
 		for k, v := range ours {
 			merged[k] = v
 		}
-		b, _ := json.Marshal(merged)
+		b, _ := marshalJSON(merged)
 		obj["_meta"] = b
 	} else {
 		obj["_meta"] = *mp

@@ -469,7 +469,7 @@ func (c *httpConn) legacy(m outgoing) bool {
 // cancelLater sends notifications/cancelled for request id, in the
 // background and bounded.
 func (c *httpConn) cancelLater(id json.RawMessage) {
-	b, err := json.Marshal(map[string]any{
+	b, err := marshalJSON(map[string]any{
 		"jsonrpc": "2.0", "method": "notifications/cancelled",
 		"params": map[string]any{"requestId": id, "reason": "cancelled by the client"},
 	})
@@ -542,7 +542,7 @@ func (c *httpConn) Close() error {
 				// spec of 2025-11-25); a server may also hold the DELETE
 				// until its requests end (go-sdk does). Cancel them.
 				for _, id := range inflight {
-					b, err := json.Marshal(map[string]any{
+					b, err := marshalJSON(map[string]any{
 						"jsonrpc": "2.0", "method": "notifications/cancelled",
 						"params": map[string]any{"requestId": id, "reason": "the client closed the connection"},
 					})

@@ -38,11 +38,7 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing)
 // answer cannot come any more (the stream ended without it, and cannot be
 // resumed). The connection carries on.
 func (c *httpConn) failRequest(id json.RawMessage, why string) {
-	b, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   RPCError        `json:"error"`
-	}{"2.0", id, RPCError{Code: CodeInternalError, Message: "mcplive: " + why}})
+	b, err := marshalJSON(&wireMessage{JSONRPC: "2.0", ID: id, Error: &RPCError{Code: CodeInternalError, Message: "mcplive: " + why}})
 	if err == nil {
 		c.settle(id)
 		c.push(b)

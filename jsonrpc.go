@@ -439,12 +439,10 @@ func (c *rpcConn) answer(m *wireMessage) {
 // answers by the id's text would not find the escaped one).
 func encodeWire(m *wireMessage) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	if err := m.writeJSON(&buf, false); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return buf.Bytes(), nil
 }
 
 // serve runs the handler of a server request on a goroutine of its own (it
@@ -488,7 +486,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 			c.log.Warn("mcplive: a server request failed", "method", m.Method, "err", err.Error())
 			resp.Error = &RPCError{Code: CodeInternalError, Message: err.Error()}
 		default:
-			b, err := json.Marshal(res)
+			b, err := marshalJSON(res)
 			if err != nil {
 				resp.Error = &RPCError{Code: CodeInternalError, Message: "mcplive: cannot encode the result: " + err.Error()}
 			} else {
@@ -780,7 +778,7 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
 	default:
-		pb, err := json.Marshal(params)
+		pb, err := marshalJSON(params)
 		if err != nil {
 			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
@@ -820,19 +818,6 @@ func (p listParams) writeTo(b *bytes.Buffer) {
 	b.WriteByte('}')
 }
 
-// writeJSONString writes s as a JSON string: as it is when it holds only
-// printable ASCII without quotes or backslashes (method names, and the
-// cursors of most servers), through encoding/json otherwise (escapes,
-// non-ASCII, invalid UTF-8).
-func writeJSONString(b *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			b.Write(q)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
-}
+// writeJSONString writes s as a JSON string as json.Marshal does
+// (jsonenc.go).
+func writeJSONString(b *bytes.Buffer, s string) { writeJSONStringEsc(b, s, true) }

@@ -29,6 +29,7 @@ func init() {
 		return decodeTop(raw, typ, wf)
 	}
 	wire.Valid = func(b []byte) bool { return checkJSON(b) == nil }
+	wire.Marshal = marshalJSON
 }
 
 // decodeFloat reads a JSON number into *d as encoding/json reads a

@@ -137,7 +137,7 @@ func (p listenParams) writeTo(b *bytes.Buffer) error {
 				appendStrings(b, v)
 			}
 		default:
-			j, err := json.Marshal(v)
+			j, err := marshalJSON(v)
 			if err != nil {
 				return err
 			}

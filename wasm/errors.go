@@ -29,6 +29,58 @@ type errorInfo struct {
 	WWWAuthenticate  string `json:"wwwAuthenticate,omitempty"`
 }
 
+// MarshalJSON writes e as encoding/json writes the struct, its fields in
+// order (wire.Marshal writes it through this: the wasm has no encoder of
+// encoding/json).
+func (e *errorInfo) MarshalJSON() ([]byte, error) {
+	b := []byte(`{`)
+	field := func(name string, v any) error {
+		j, err := wire.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = append(b, j...)
+		return nil
+	}
+	if err := field("name", e.Name); err != nil {
+		return nil, err
+	}
+	if err := field("message", e.Message); err != nil {
+		return nil, err
+	}
+	if e.Code != nil {
+		if err := field("code", *e.Code); err != nil {
+			return nil, err
+		}
+	}
+	if len(e.Data) > 0 {
+		if err := field("data", e.Data); err != nil {
+			return nil, err
+		}
+	}
+	if e.Status != 0 {
+		if err := field("status", e.Status); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range [...]struct{ name, v string }{
+		{"resourceMetadata", e.ResourceMetadata}, {"scope", e.Scope}, {"wwwAuthenticate", e.WWWAuthenticate},
+	} {
+		if f.v != "" {
+			if err := field(f.name, f.v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return append(b, '}'), nil
+}
+
 // errArgs reports arguments from JS that the binding cannot use; JS checks
 // them first, so it only guards against a caller that bypasses the package.
 var errArgs = errors.New("bad arguments")

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // TestDescribe checks that errors reach JS with the right name and a
@@ -125,5 +127,36 @@ func TestHTTPErrors(t *testing.T) {
 	got = describe(dialError("https://h/mcp", false, status))
 	if !strings.HasPrefix(got.Message, "could not connect to https://h/mcp: ") || !strings.Contains(got.Message, "404 Not Found") || strings.Contains(got.Message, "CORS") {
 		t.Errorf("an HTTP status described as %q", got.Message)
+	}
+}
+
+// TestWireMarshal checks what the binding writes without encoding/json's
+// encoder (wire.Marshal, errorInfo.MarshalJSON) against encoding/json, and
+// that a type the writer has no case for is refused in the browser build
+// rather than written wrong.
+func TestWireMarshal(t *testing.T) {
+	code := int64(-32002)
+	values := []any{
+		describe(fmt.Errorf("x: %w", &mcplive.RPCError{Code: -32002, Message: "<gone> & \u2028", Data: json.RawMessage(` {"uri" : "file:///a"} `)})),
+		&errorInfo{Name: "AuthError", Message: "m", Status: 401, ResourceMetadata: "https://a/.well-known", Scope: "read write", WWWAuthenticate: `Bearer realm="x"`},
+		&errorInfo{Name: "Error", Message: "bad \xff byte", Code: &code},
+		(*errorInfo)(nil),
+		mcplive.LogMessage{Level: "info", Logger: "l<", Data: json.RawMessage(`[1, "x"]`)},
+		mcplive.Progress{Progress: 1e-7, Total: 1e21, Message: "half"},
+		map[string]any{"msg": "connect", "attempt": 2, "ok": true, "n": int64(-3), "u": uint64(7), "f": 0.25},
+	}
+	for _, v := range values {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := wire.Marshal(v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("wire.Marshal(%#v) = %s, %v; encoding/json: %s", v, got, err, want)
+		}
+	}
+	type unknown struct{ A int }
+	if b, err := wire.Marshal(map[string]any{"x": unknown{1}}); err == nil || !strings.Contains(err.Error(), "cannot encode a main.unknown") {
+		t.Fatalf("an unknown type: %s, %v", b, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // hooks are the JS functions a client reports to. Go calls them
@@ -103,7 +104,7 @@ func (h *hooks) status(state mcplive.State, info []byte) {
 
 func (h *hooks) log(m mcplive.LogMessage) {
 	defer recoverHook("log")
-	b, err := json.Marshal(m)
+	b, err := wire.Marshal(m)
 	if err != nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // causeResync is the cause of a full message the binding sends again
@@ -149,7 +150,7 @@ func (m *listMsg) encode() []byte {
 	if m.Error == nil {
 		b.WriteString("null")
 	} else {
-		e, err := json.Marshal(m.Error)
+		e, err := wire.Marshal(m.Error)
 		if err != nil {
 			e = []byte(`{"name":"Error","message":"mcplive: an error that cannot be encoded"}`)
 		}

@@ -3,11 +3,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // logger returns the Options.Logger that hands the client's diagnostics
@@ -52,7 +52,7 @@ func attrsJSON(args []any) []byte {
 			m[k] = fmt.Sprint(v)
 		}
 	}
-	b, err := json.Marshal(m)
+	b, err := wire.Marshal(m)
 	if err != nil {
 		return []byte("{}")
 	}

@@ -85,7 +85,7 @@ func callTool(c *call) (any, error) {
 	if fn := c.onProgress; fn.Type() == safejs.TypeFunction {
 		opts = &mcplive.CallToolOptions{OnProgress: func(p mcplive.Progress) {
 			defer recoverHook("progress")
-			if b, err := json.Marshal(p); err == nil {
+			if b, err := wire.Marshal(p); err == nil {
 				invoke(fn, string(b))
 			}
 		}}
@@ -98,7 +98,7 @@ func callTool(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rawResult(res.Raw, res)
+	return rawResult(res.Raw)
 }
 
 func getPrompt(c *call) (any, error) {
@@ -116,7 +116,7 @@ func getPrompt(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rawResult(res.Raw, res)
+	return rawResult(res.Raw)
 }
 
 func readResource(c *call) (any, error) {
@@ -128,7 +128,7 @@ func readResource(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rawResult(res.Raw, res)
+	return rawResult(res.Raw)
 }
 
 func complete(c *call) (any, error) {
@@ -140,7 +140,7 @@ func complete(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rawResult(res.Raw, res)
+	return rawResult(res.Raw)
 }
 
 // completeParams reads the params of completion/complete as encoding/json
@@ -231,14 +231,11 @@ func unsubscribeResource(c *call) (any, error) {
 	return nil, c.cl.unsubscribe(c.ctx, id)
 }
 
-// rawResult returns a result's exact JSON as a JS string.
-func rawResult(raw json.RawMessage, v any) (any, error) {
+// rawResult returns a result's exact JSON as a JS string. A result that
+// decoded always has its JSON (Session.requestInto keeps it).
+func rawResult(raw json.RawMessage) (any, error) {
 	if len(raw) == 0 {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
+		return nil, fmt.Errorf("mcplive: %w: the result kept no JSON", mcplive.ErrProtocol)
 	}
 	return string(raw), nil
 }

@@ -3,11 +3,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/hack-pad/safejs"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // promise returns a JS Promise settled by work, which runs on its own
@@ -70,7 +70,7 @@ func rejected(err error) any {
 // the JS package turns into an Error (js/src/errors.js). An Error made here
 // would carry a stack of wasm frames.
 func jsError(err error) any {
-	b, e := json.Marshal(describe(err))
+	b, e := wire.Marshal(describe(err))
 	if e != nil {
 		return `{"name":"Error","message":"mcplive: an error that cannot be encoded"}`
 	}
