@@ -3,7 +3,8 @@ package mcplive
 // The JSON this package writes from Go values, without encoding/json's
 // encoder: jsonwire.go and jsonwire_results.go read without its decoder, and
 // with both gone the wasm links nothing of encoding/json but its types
-// (json.RawMessage), 77 KB of brotli (README, "The wasm's size").
+// (json.RawMessage): the encoder's going took 221 KB of code and 55 KB of
+// brotli out of the wasm (README, "The wasm's size").
 //
 // writeJSON writes what json.Marshal writes (the same bytes) for the values
 // this package sends: nil, strings, bools, numbers, json.RawMessage (compacted
