@@ -330,6 +330,22 @@ let PKG;
 
 let server; // { url }
 let browser;
+let browserCDP; // a CDP session on the browser, for its processes' CPU time
+
+// chromiumCPU is the CPU time, in ms, that every process of the browser has
+// used so far (DevTools SystemInfo.getProcessInfo: the browser's, each
+// page's renderer, the network service's), or NaN when it cannot be read.
+// Between two readings only the client of that batch works, so the
+// difference is its cost in the browser, wherever it is spent: the page's
+// thread, V8's background compiles, the browser and network processes.
+async function chromiumCPU() {
+  try {
+    const { processInfo } = await browserCDP.send("SystemInfo.getProcessInfo");
+    return processInfo.reduce((sum, p) => sum + p.cpuTime * 1000, 0);
+  } catch {
+    return NaN;
+  }
+}
 
 async function control(op, body = {}) {
   const res = await fetch(`${server.url}/control/${op}`, {
@@ -429,16 +445,19 @@ async function workloadLatency(sec) {
 // changes times single changes (bench.latency), warm-up first, then
 // alternating batches; per client: e2e and notified samples and their stats.
 async function changes(workload, clients, sessions, { samples, batch, warmup, timeoutMs }) {
-  const out = Object.fromEntries(clients.map((c) => [c.key, { e2e: [], notified: [] }]));
+  const out = Object.fromEntries(clients.map((c) => [c.key, { e2e: [], notified: [], cpu: [] }]));
   const run = (c, n, prefix) =>
     sessions[c.id].page.evaluate(([n, p, t]) => bench.latency(n, p, t), [n, prefix, timeoutMs]);
   for (const c of clients) await run(c, warmup, `warm-${sessions[c.id].label}`);
   await alternate(clients, Math.ceil(samples / batch), async (c, r) => {
     if (out[c.key].error) return;
     try {
+      const cpu0 = await chromiumCPU();
       const { e2e, notified } = await run(c, batch, `${workload.split(" ")[0]}-${sessions[c.id].label}-${r}`);
+      const cpu1 = await chromiumCPU();
       out[c.key].e2e.push(...e2e);
       out[c.key].notified.push(...notified);
+      if (Number.isFinite(cpu1 - cpu0)) out[c.key].cpu.push((cpu1 - cpu0) / e2e.length);
     } catch (e) {
       out[c.key].error = failed(workload, c.id, e);
     }
@@ -446,6 +465,7 @@ async function changes(workload, clients, sessions, { samples, batch, warmup, ti
   for (const o of Object.values(out)) {
     o.stats = stats(o.e2e);
     o.notifiedStats = stats(o.notified);
+    o.cpuStats = stats(o.cpu);
   }
   return out;
 }
@@ -666,6 +686,8 @@ function table(sec) {
     const nl = (k) => ({ error: L[k]?.error, stats: L[k]?.notifiedStats });
     row(`1. change → list, ms, from the list_changed's arrival in the page (median / p95; ${n} samples each)`, (k) => msCell(nl(k)), (k) => L[k]?.notifiedStats?.median);
     row("1. change → list, ms, from the page's change request (adds one loopback HTTP request)", (k) => msCell(L[k]), (k) => L[k]?.stats?.median);
+    const nb = Math.min(...keys.map((k) => L[k]?.cpuStats?.n ?? 0));
+    if (nb > 0) row(`1. CPU time per change, all of Chromium's processes, ms (median / p95 of ${nb} batches)`, (k) => msCell({ error: L[k]?.error, stats: L[k]?.cpuStats }), (k) => L[k]?.cpuStats?.median);
   }
   if (B) {
     row(`2. burst of ${B.k}: tools/list requests (median)`, (k) => (B[k]?.error ? "failed" : B[k]?.listStats ? String(B[k].listStats.median) : "–"), (k) => B[k]?.listStats?.median);
@@ -674,6 +696,8 @@ function table(sec) {
   if (G) {
     const nl = (k) => ({ error: G[k]?.error, stats: G[k]?.notifiedStats });
     row(`3. ${G.n.toLocaleString("en")} tools, pages of 100: change → full list, ms (median / p95)`, (k) => (G[k]?.note ? `n/a: ${G[k].note}` : msCell(nl(k))), (k) => G[k]?.notifiedStats?.median);
+    const nb = Math.min(...keys.filter((k) => !G[k]?.note).map((k) => G[k]?.cpuStats?.n ?? 0));
+    if (nb > 0) row(`3. CPU time per change (a walk of every page), all of Chromium's processes, ms (median / p95 of ${nb} batches)`, (k) => (G[k]?.note ? "n/a" : msCell({ error: G[k]?.error, stats: G[k]?.cpuStats })), (k) => G[k]?.cpuStats?.median);
   }
   if (C) {
     row("4. cold start: page load → first synced list, ms (median / p95)", (k) => msCell(C[k]), (k) => C[k]?.stats?.median);
@@ -773,7 +797,7 @@ function markdown(meta) {
     "- One server for every client: go-sdk, 100 tools per page. It sends exactly one `notifications/tools/list_changed` per change, at once (the go-sdk's own, 10 ms debounced notification is replaced, see bench/server): a frame on each WebSocket; over HTTP through the go-sdk's own sending path, on the session's GET stream (2025-11-25) or on the `subscriptions/listen` stream with its subscription id (2026-07-28). The clients of a section take turns, in rotating order.",
     "- Protocol revision: the 2025-11-25 sections connect with `?era=2025-11-25`, on which the server answers `server/discover` with method not found, as a 2025-11-25 server does; mcplive, which tries 2026-07-28 first (it runs with its defaults; its `protocolVersion` option would pin a revision), then falls back to `initialize`: one more round trip at connect. The TS SDK 1.x speaks 2025-11-25 only; 2.x is given `versionNegotiation: { mode: \"auto\" }`.",
     results.ws?.latency?.floor || results.node?.node?.floor ? "- The floor column: bench/floor, the least a client on mcplive's parts can do. A Go wasm program on github.com/coder/websocket (its runtime and the WebSocket package: 3 MB of wasm) initializes, and on each notification walks every page, one request at a time; Go only carries the bytes, JS's `JSON.parse` reads each page and hands the list to the app: no stores, no diff, no timeouts. What mcplive does beyond it is mcplive's cost; what the floor pays beyond the TS SDK, any Go wasm client on these parts pays." : "",
-    "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification reaches the page (WebSocket: a message listener registered before the client's own; HTTP: the chunk of the event stream that holds it, seen by a pass-through stream that fetch's answer is given before the client reads it), and from the page's control request (one more loopback HTTP request, the same for every client).",
+    "- 1: the server adds a tool (and removes the previous one, so the list keeps its size); timed from the moment the notification reaches the page (WebSocket: a message listener registered before the client's own; HTTP: the chunk of the event stream that holds it, seen by a pass-through stream that fetch's answer is given before the client reads it), and from the page's control request (one more loopback HTTP request, the same for every client). CPU: the CPU time of all of Chromium's processes (the page's renderer with V8's background compiles, the browser's, the network service's; DevTools SystemInfo.getProcessInfo, 10 ms resolution) over each batch of changes, per change: only the client of that batch works meanwhile; the server's CPU is not in it.",
     B ? `- 2: the server makes ${B.k} changes to a list of ${B.m} tools, then sends the ${B.k} notifications back to back (as a server that changes its tools in a loop does); timed from the first notification's arrival; requests counted by the server.` : "",
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
@@ -846,6 +870,7 @@ async function main() {
     headless: true,
     args: CHROMIUM_FLAGS,
   });
+  browserCDP = await browser.newBrowserCDPSession();
   try {
     for (const [name, fn] of Object.entries(WORKLOADS)) {
       if (!want(name)) continue;
