@@ -78,69 +78,15 @@ func writeJSON(b *bytes.Buffer, v any, esc bool) error {
 	case uint:
 		b.Write(strconv.AppendUint(b.AvailableBuffer(), uint64(v), 10))
 	case map[string]any:
-		if v == nil {
-			b.WriteString("null")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range sortedKeys(v) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONStringEsc(b, k, esc)
-			b.WriteByte(':')
-			if err := writeJSON(b, v[k], esc); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
+		return writeMap(b, v, esc)
 	case map[string]json.RawMessage:
-		if v == nil {
-			b.WriteString("null")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range sortedKeys(v) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONStringEsc(b, k, esc)
-			b.WriteByte(':')
-			if err := writeJSON(b, v[k], esc); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
+		return writeMap(b, v, esc)
 	case map[string]string:
-		writeStringMap(b, v, esc)
+		return writeMap(b, v, esc)
 	case []any:
-		if v == nil {
-			b.WriteString("null")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := writeJSON(b, e, esc); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
+		return writeSlice(b, v, esc)
 	case []string:
-		if v == nil {
-			b.WriteString("null")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, s := range v {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONStringEsc(b, s, esc)
-		}
-		b.WriteByte(']')
+		return writeSlice(b, v, esc)
 	case jsonWriter:
 		if isNilPointer(v) {
 			b.WriteString("null")
@@ -170,20 +116,11 @@ func isNilPointer(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// writeStringMap writes m as json.Marshal does (null when nil).
-func writeStringMap(b *bytes.Buffer, m map[string]string, esc bool) {
+// writeMap writes m as json.Marshal does: null when nil, keys sorted.
+func writeMap[V any](b *bytes.Buffer, m map[string]V, esc bool) error {
 	if m == nil {
 		b.WriteString("null")
-		return
+		return nil
 	}
 	b.WriteByte('{')
 	for i, k := range sortedKeys(m) {
@@ -192,9 +129,40 @@ func writeStringMap(b *bytes.Buffer, m map[string]string, esc bool) {
 		}
 		writeJSONStringEsc(b, k, esc)
 		b.WriteByte(':')
-		writeJSONStringEsc(b, m[k], esc)
+		if err := writeJSON(b, m[k], esc); err != nil {
+			return err
+		}
 	}
 	b.WriteByte('}')
+	return nil
+}
+
+// writeSlice writes l as json.Marshal does: null when nil.
+func writeSlice[V any](b *bytes.Buffer, l []V, esc bool) error {
+	if l == nil {
+		b.WriteString("null")
+		return nil
+	}
+	b.WriteByte('[')
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeJSON(b, e, esc); err != nil {
+			return err
+		}
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // errUnsupportedValue is a number JSON cannot hold (NaN, ±Inf).
@@ -415,7 +383,9 @@ func (p CompleteParams) writeJSON(b *bytes.Buffer, esc bool) error {
 		b.WriteString(`,"context":{`)
 		if len(p.Context.Arguments) > 0 {
 			b.WriteString(`"arguments":`)
-			writeStringMap(b, p.Context.Arguments, esc)
+			if err := writeMap(b, p.Context.Arguments, esc); err != nil {
+				return err
+			}
 		}
 		b.WriteByte('}')
 	}
