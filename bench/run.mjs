@@ -373,12 +373,26 @@ async function open(client, { track } = {}) {
   page.on("console", (m) => {
     if (m.type() === "error" && !(probe404 && m.text().includes("status of 404"))) log(`[${label}] console: ${m.text()}`);
   });
+  // The page says on its console when its client has the first list, or
+  // failed (harness.js, start): unlike page.waitForFunction, this needs no
+  // script of Playwright's in the page while the client starts (~330 KB,
+  // ~35 ms of the page's thread, which landed inside every cold start).
+  let settle;
+  const outcome = new Promise((resolve) => (settle = resolve));
+  page.on("console", (m) => {
+    const t = m.text();
+    if (t === "bench:ready") settle(null);
+    else if (m.type() === "error" && t.startsWith("bench: connect failed: ")) settle(new Error(t.slice("bench: connect failed: ".length)));
+  });
   const urls = [];
   if (track) page.on("response", (r) => urls.push(r.url()));
   const sep = client.page.includes("?") ? "&" : "?";
   await page.goto(`${server.url}/pages/${client.page}${sep}label=${label}`);
   try {
-    await page.waitForFunction(() => globalThis.bench?.ready, null, { timeout: 60000 });
+    let timer;
+    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no first list within 60 s")), 60000)));
+    const err = await Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
+    if (err) throw err;
     const ready = await page.evaluate(() => globalThis.bench.ready);
     negotiated[client.id] ??= ready.protocolVersion;
     return { client, context, page, label, ready, urls, errors };
@@ -528,7 +542,7 @@ async function workloadBig(sec) {
       } catch (e) {
         // 2.x: its listTools() (the app's first list, and its own
         // auto-refresh) refuses more than 64 pages by default.
-        out[c.key] = { note: `it cannot list them: ${String(e.message ?? e).replace(/^.*?page did not connect: (page\.waitForFunction: )?/, "").split("\n")[0].slice(0, 160)}`, failedToOpen: true };
+        out[c.key] = { note: `it cannot list them: ${String(e.message ?? e).replace(/^.*?page did not connect: /, "").split("\n")[0].slice(0, 160)}`, failedToOpen: true };
       }
     }
     Object.assign(out, await changes("big list", walking, sessions, { samples, batch, warmup, timeoutMs: 60000 }));
