@@ -172,8 +172,8 @@ export function start(adapter) {
     return { firstList, tools: app.items.length, protocolVersion: adapter.protocolVersion?.(client) ?? null };
   })();
   // run.mjs waits for one of these two console messages: a wait through
-  // page.evaluate would have Playwright inject its script (~330 KB) into the
-  // page while the client starts, on the page's thread.
+  // page.waitForFunction would have Playwright inject its script (~330 KB)
+  // into the page while the client starts, on the page's thread.
   bench.ready.then(
     () => console.debug("bench:ready"),
     (e) => console.error(`bench: connect failed: ${e?.message ?? e}`),
