@@ -145,19 +145,35 @@ func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
 	return e
 }
 
-// parseAuthParams picks the auth-params (name=token or name="quoted")
-// out of WWW-Authenticate challenges. Names are lower-cased; the first
-// occurrence of a name wins.
+// parseAuthParams picks the auth-params (name=token or name="quoted") of
+// the Bearer challenge out of a WWW-Authenticate value that may hold
+// several challenges ("Basic realm=x, Bearer scope=y"): an OAuth client
+// must read resource_metadata, scope and error from Bearer's, whichever
+// scheme comes first. Without a Bearer challenge it takes every
+// challenge's params, the first occurrence of a name winning. Names are
+// lower-cased.
 func parseAuthParams(h string) map[string]string {
-	out := map[string]string{}
+	all := map[string]string{}
+	var bearer map[string]string
+	params := all // where the current challenge's params go
+	inBearer := false
 	i := 0
+	afterComma := true // at the start, or after a comma: a bare token is a scheme
 	for i < len(h) {
+		if h[i] == ',' {
+			afterComma = true
+			i++
+			continue
+		}
 		// A name: a run of token characters followed by '='.
 		j := i
 		for j < len(h) && isTokenChar(h[j]) {
 			j++
 		}
 		if j == i {
+			if h[i] != ' ' && h[i] != '\t' {
+				afterComma = false
+			}
 			i++
 			continue
 		}
@@ -167,9 +183,20 @@ func parseAuthParams(h string) map[string]string {
 			k++
 		}
 		if k >= len(h) || h[k] != '=' {
-			i = j // a scheme name or a token68 part
+			// A scheme name (after a comma or at the start), or a token68.
+			if afterComma {
+				inBearer = name == "bearer" && bearer == nil
+				params = all
+				if inBearer {
+					bearer = map[string]string{}
+					params = bearer
+				}
+			}
+			afterComma = false
+			i = j
 			continue
 		}
+		afterComma = false
 		k++
 		if k < len(h) && h[k] == '=' {
 			// A token68 (base64 padding), not a name=value pair.
@@ -199,12 +226,20 @@ func parseAuthParams(h string) map[string]string {
 				k++
 			}
 		}
-		if _, ok := out[name]; !ok {
-			out[name] = val.String()
+		if _, ok := params[name]; !ok {
+			params[name] = val.String()
+		}
+		if inBearer {
+			if _, ok := all[name]; !ok {
+				all[name] = val.String()
+			}
 		}
 		i = k
 	}
-	return out
+	if bearer != nil {
+		return bearer
+	}
+	return all
 }
 
 // isTokenChar reports a character of an RFC 9110 token.

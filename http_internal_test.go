@@ -33,7 +33,14 @@ func TestHTTPParseAuthParams(t *testing.T) {
 		`Bearer realm="mcp", error=invalid_token, error_description="the \"token\" expired"`: {
 			"realm": "mcp", "error": "invalid_token", "error_description": `the "token" expired`},
 		`Basic realm="a", Bearer scope="tools:read tools:call", Error="insufficient_scope"`: {
-			"realm": "a", "scope": "tools:read tools:call", "error": "insufficient_scope"},
+			"scope": "tools:read tools:call", "error": "insufficient_scope"},
+		// Another scheme first, with params of the same names: Bearer's win.
+		`DPoP error="use_dpop_nonce", scope=x, Bearer resource_metadata="https://x/prm", error=insufficient_scope, scope="a b"`: {
+			"resource_metadata": "https://x/prm", "error": "insufficient_scope", "scope": "a b"},
+		`Basic dXNlcjpwYXNz, Bearer error=invalid_token`: {"error": "invalid_token"},
+		`Bearer realm=a, Bearer error=second`:            {"realm": "a"},
+		// No Bearer challenge: every challenge's params, the first wins.
+		`DPoP error=a, Negotiate, Custom error=b, resource_metadata=r`: {"error": "a", "resource_metadata": "r"},
 		`Bearer`:                 {},
 		`Bearer abc123==`:        {},
 		`Bearer x="unterminated`: {"x": "unterminated"},

@@ -270,6 +270,14 @@ export interface MCPLiveError extends Error {
   scope?: string;
   /** For `AuthError`: the `WWW-Authenticate` header as the server sent it. */
   wwwAuthenticate?: string;
+  /**
+   * For `AuthError`: the Bearer challenge's `error` (RFC 6750), if sent:
+   * `"invalid_token"` (get a new token), `"insufficient_scope"` (authorize
+   * again with `scope`), `"invalid_request"`.
+   */
+  error?: string;
+  /** For `AuthError`: the Bearer challenge's `error_description`, if sent (text for people, not for code). */
+  errorDescription?: string;
 }
 
 /** An `AuthError`: the server refused the credentials of a Streamable HTTP request. */

@@ -27,6 +27,10 @@ type errorInfo struct {
 	ResourceMetadata string `json:"resourceMetadata,omitempty"`
 	Scope            string `json:"scope,omitempty"`
 	WWWAuthenticate  string `json:"wwwAuthenticate,omitempty"`
+	// The challenge's error and error_description (RFC 6750: invalid_token,
+	// insufficient_scope, ...): what an OAuth client acts on.
+	Error            string `json:"error,omitempty"`
+	ErrorDescription string `json:"errorDescription,omitempty"`
 }
 
 // MarshalJSON writes e as encoding/json writes the struct, its fields in
@@ -71,6 +75,7 @@ func (e *errorInfo) MarshalJSON() ([]byte, error) {
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"resourceMetadata", e.ResourceMetadata}, {"scope", e.Scope}, {"wwwAuthenticate", e.WWWAuthenticate},
+		{"error", e.Error}, {"errorDescription", e.ErrorDescription},
 	} {
 		if f.v != "" {
 			if err := field(f.name, f.v); err != nil {
@@ -99,6 +104,7 @@ func describe(err error) *errorInfo {
 	case errors.As(err, &auth):
 		info.Name = "AuthError"
 		info.Status, info.ResourceMetadata, info.Scope, info.WWWAuthenticate = auth.StatusCode, auth.ResourceMetadata, auth.Scope, auth.WWWAuthenticate
+		info.Error, info.ErrorDescription = auth.Code, auth.Description
 	case errors.As(err, &rpc):
 		info.Name = "RPCError"
 		code := rpc.Code

@@ -138,7 +138,7 @@ func TestWireMarshal(t *testing.T) {
 	code := int64(-32002)
 	values := []any{
 		describe(fmt.Errorf("x: %w", &mcplive.RPCError{Code: -32002, Message: "<gone> & \u2028", Data: json.RawMessage(` {"uri" : "file:///a"} `)})),
-		&errorInfo{Name: "AuthError", Message: "m", Status: 401, ResourceMetadata: "https://a/.well-known", Scope: "read write", WWWAuthenticate: `Bearer realm="x"`},
+		&errorInfo{Name: "AuthError", Message: "m", Status: 401, ResourceMetadata: "https://a/.well-known", Scope: "read write", WWWAuthenticate: `Bearer realm="x"`, Error: "insufficient_scope", ErrorDescription: "needs \"write\""},
 		&errorInfo{Name: "Error", Message: "bad \xff byte", Code: &code},
 		(*errorInfo)(nil),
 		mcplive.LogMessage{Level: "info", Logger: "l<", Data: json.RawMessage(`[1, "x"]`)},

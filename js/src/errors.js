@@ -7,15 +7,16 @@
  * "TimeoutError", "AbortError", "ClosedError", "DialError",
  * "AuthError", "UnsupportedError", "ProtocolError", "TypeError" or "Error".
  * RPC errors carry code and data; an AuthError status, resourceMetadata,
- * scope and wwwAuthenticate. A "TypeError" is a real TypeError.
+ * scope, wwwAuthenticate, error and errorDescription. A "TypeError" is a real TypeError.
  */
 export function toError(info) {
   const err = info.name === "TypeError" ? new TypeError(info.message) : new Error(info.message);
   if (info.name && info.name !== "TypeError") err.name = info.name;
   if (info.code !== undefined) err.code = info.code;
   if (info.data !== undefined) err.data = info.data;
-  // An AuthError's: the HTTP status and the WWW-Authenticate challenge.
-  for (const k of ["status", "resourceMetadata", "scope", "wwwAuthenticate"]) if (info[k] !== undefined) err[k] = info[k];
+  // An AuthError's: the HTTP status and the WWW-Authenticate challenge (its
+  // Bearer parameters: error is e.g. "invalid_token" or "insufficient_scope").
+  for (const k of ["status", "resourceMetadata", "scope", "wwwAuthenticate", "error", "errorDescription"]) if (info[k] !== undefined) err[k] = info[k];
   return Object.freeze(err);
 }
 
