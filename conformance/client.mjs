@@ -7,12 +7,15 @@
 // server offers), use what the live stores show, close, and exit 0; any error
 // exits 1 with the error on stderr.
 //
-// Only the public API of the package is used. Where a scenario needs something
-// the package does not offer (OAuth), this script does not fake it: the
-// scenario is an expected failure in run.mjs, with the reason (or, for OAuth,
-// not run).
+// Only the public API of the package is used: for the auth/* scenarios,
+// mcplive/oauth itself, with the authorize option an unattended app uses.
+// The suite's authorization servers approve at once (a redirect to the
+// redirect URI with the code), so the user's part is to follow the
+// authorization URL to that redirect, as a browser would, without sending
+// anything of the flow's secrets anywhere else.
 
 import { connect } from "../js/index.js";
+import { oauth } from "../js/src/oauth/index.js";
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -33,6 +36,24 @@ const options = {
     return { action: "accept", content: {} };
   },
 };
+
+if (scenario.startsWith("auth/")) {
+  options.auth = oauth({
+    redirectUri: "http://localhost:3000/callback",
+    // A Client ID Metadata Document the app would host (used where the
+    // authorization server accepts those, auth/basic-cimd).
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    // Pre-registered credentials, where the scenario gives some.
+    clients: context.client_id ? () => ({ clientId: context.client_id, clientSecret: context.client_secret }) : undefined,
+    registration: { clientName: "mcplive-conformance" },
+    authorize: async (authorizationUrl, { signal }) => {
+      const res = await fetch(authorizationUrl, { redirect: "manual", signal });
+      const location = res.headers.get("location");
+      if (!location) throw new Error(`the authorization endpoint answered HTTP ${res.status} without a redirect`);
+      return new URL(location, authorizationUrl).href;
+    },
+  });
+}
 
 /** items returns the list of kind once its first sync is done (connect waits for it). */
 function items(client, kind) {
@@ -123,7 +144,7 @@ const scenarios = {
 };
 
 async function main() {
-  const run = scenarios[scenario];
+  const run = scenarios[scenario] ?? (scenario.startsWith("auth/") ? callTools : undefined);
   if (!run) throw new Error(`no client behaviour for scenario ${JSON.stringify(scenario)}`);
   const client = await connect(url, options);
   log("connected:", client.protocolVersion, JSON.stringify(client.capabilities));

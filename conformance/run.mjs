@@ -32,6 +32,38 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const V01 = "conformance-2025-11-25"; // 0.1.16: the 2025-11-25 requirements
 const V02 = "conformance-2026-07-28"; // 0.2.0-alpha.12: 2026-07-28, run with --spec-version
 
+// The authorization scenarios each revision's requirement set lists.
+const AUTH_2025 = [
+  "auth/metadata-default",
+  "auth/metadata-var1",
+  "auth/metadata-var2",
+  "auth/metadata-var3",
+  "auth/basic-cimd",
+  "auth/scope-from-www-authenticate",
+  "auth/scope-from-scopes-supported",
+  "auth/scope-omitted-when-undefined",
+  "auth/scope-step-up",
+  "auth/scope-retry-limit",
+  "auth/token-endpoint-auth-basic",
+  "auth/token-endpoint-auth-post",
+  "auth/token-endpoint-auth-none",
+  "auth/pre-registration",
+];
+const AUTH_2026 = [
+  ...AUTH_2025,
+  "auth/resource-mismatch",
+  "auth/offline-access-scope",
+  "auth/offline-access-not-supported",
+  "auth/authorization-server-migration",
+  "auth/iss-supported",
+  "auth/iss-not-advertised",
+  "auth/iss-supported-missing",
+  "auth/iss-wrong-issuer",
+  "auth/iss-unexpected",
+  "auth/iss-normalized",
+  "auth/metadata-issuer-mismatch",
+];
+
 // [revision, scenario, suite package]
 const SCENARIOS = [
   ["2025-11-25", "initialize", V01],
@@ -48,6 +80,9 @@ const SCENARIOS = [
   ["2026-07-28", "http-invalid-tool-headers", V02],
   ["2026-07-28", "json-schema-ref-no-deref", V02],
   ["2026-07-28", "json-schema-2020-12-preservation", V02],
+  // MCP authorization, through mcplive/oauth (client.mjs).
+  ...AUTH_2025.map((name) => ["2025-11-25", name, V01]),
+  ...AUTH_2026.map((name) => ["2026-07-28", name, V02]),
 ];
 
 // "revision:scenario" → why it cannot pass, and the checks (ids) it is known
@@ -92,10 +127,21 @@ function runScenario(revision, scenario, pkg, outDir) {
 }
 
 function readResults(outDir) {
-  // -o writes <outDir>/<scenario>-<timestamp>/{checks.json,stdout.txt,stderr.txt}
-  const dirs = existsSync(outDir) ? readdirSync(outDir) : [];
-  if (dirs.length === 0) return { checks: [], clientStderr: "" };
-  const dir = path.join(outDir, dirs[0]);
+  // -o writes <outDir>/<scenario>-<timestamp>/{checks.json,stdout.txt,stderr.txt};
+  // a scenario named auth/x writes <outDir>/auth/x-<timestamp>/.
+  const find = (dir) => {
+    if (!existsSync(dir)) return null;
+    if (existsSync(path.join(dir, "checks.json"))) return dir;
+    for (const d of readdirSync(dir, { withFileTypes: true })) {
+      if (d.isDirectory()) {
+        const f = find(path.join(dir, d.name));
+        if (f) return f;
+      }
+    }
+    return null;
+  };
+  const dir = find(outDir);
+  if (!dir) return { checks: [], clientStderr: "" };
   const read = (f) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), "utf8") : "");
   const checks = read("checks.json") ? JSON.parse(read("checks.json")) : [];
   return { checks, clientStderr: read("stderr.txt") };

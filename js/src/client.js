@@ -16,20 +16,24 @@ const EVENTS = Object.freeze(["change", "log", "notification"]);
 const CALL_OPTIONS = ["signal", "timeoutMs"];
 
 /**
- * createClient connects a new client through the runtime rt (loader.js):
- * url and goOptions are validated already (options.js); token is the app's
- * token callback (Streamable HTTP), if any; onElicit the app's answer to a
- * server's request for user input, if any; logger the app's logger of the
- * client's diagnostics, if any; early the WebSocket connect() opened for
- * url while the runtime loaded (dial.js: earlyDial), if any, which the
- * first dial adopts. It resolves after initialize and the first full sync
- * of every list the server offers.
+ * createClient connects a new client through the runtime rt (loader.js).
+ * Its options: url and goOptions, validated already (options.js); signal,
+ * the app's AbortSignal, if any; token, the app's token callback
+ * (Streamable HTTP), if any; onElicit, the app's answer to a server's
+ * request for user input, if any; logger, the app's logger of the client's
+ * diagnostics, if any; early, the WebSocket connect() opened for url while
+ * the runtime loaded (dial.js: earlyDial), if any, which the first dial
+ * adopts; auth, the app's oauth() object (client.auth), and authBinding,
+ * its binding to url (its token callback, and the news of a new
+ * authorization, after which every list is listed again). It resolves
+ * after initialize and the first full sync of every list the server
+ * offers.
  *
  * The client's id is chosen here, before Go connects, so every hook call
  * (a list update that needs a resync, a close) can be acted on, even one
  * that comes before connect resolves.
  */
-export async function createClient(rt, url, goOptions, signal, token, onElicit, logger, early = null) {
+export async function createClient(rt, { url, goOptions, signal, token, onElicit, logger, early = null, auth, authBinding }) {
   const id = rt.clientId();
   const release = rt.hold(); // Go's timers keep Node alive while this client lives
 
@@ -185,8 +189,13 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
     return request("refresh", { kind: kind ?? "" }, opts).then(() => {});
   }
 
+  // Lists may differ per authorization: a new one (a sign-in, a step-up,
+  // another user, a sign-out) lists every list again.
+  const offAuthorized = authBinding ? authBinding.onAuthorized(() => closing || refresh().catch(() => {})) : () => {};
+
   function close() {
     if (!closing) {
+      offAuthorized();
       closing = rt
         .call(() => rt.api.close(id))
         .finally(() => {
@@ -204,6 +213,7 @@ export async function createClient(rt, url, goOptions, signal, token, onElicit, 
     resources: lists.resources.store,
     resourceTemplates: lists.resourceTemplates.store,
     status: status.store,
+    auth: auth ?? null,
     get serverInfo() {
       return info.serverInfo;
     },

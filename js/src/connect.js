@@ -7,6 +7,9 @@ import { earlyDial, discardEarly } from "./dial.js";
 import { abortError } from "./errors.js";
 import { checkURL, toGoOptions } from "./options.js";
 
+/** How an oauth() object (mcplive/oauth, js/src/oauth/auth.js: BIND) is attached to a server. */
+const AUTH_BIND = Symbol.for("mcplive.oauth.bind");
+
 /**
  * connect opens a live client. It resolves after initialize and the first
  * full sync of every list the server offers.
@@ -16,6 +19,8 @@ import { checkURL, toGoOptions } from "./options.js";
 export async function connect(url, options = {}) {
   const goOptions = toGoOptions(options);
   const target = checkURL(url, options);
+  // The auth option (mcplive/oauth): its token callback feeds the Go core.
+  const authBinding = options.auth === undefined ? null : options.auth[AUTH_BIND](target);
   const { signal } = options;
   if (signal?.aborted) throw abortError(signal);
   if (typeof globalThis.WebSocket !== "function" && /^wss?:/i.test(target)) {
@@ -34,5 +39,19 @@ export async function connect(url, options = {}) {
     discardEarly(early);
     throw err;
   }
-  return createClient(rt, target, goOptions, signal, options.token, options.onElicit, options.logger, early);
+  const opts = { url: target, goOptions, signal, token: authBinding?.token ?? options.token, onElicit: options.onElicit, logger: options.logger, early, auth: options.auth, authBinding };
+  for (let retried = 0; ; retried++) {
+    try {
+      return await createClient(rt, opts);
+    } catch (err) {
+      if (!authBinding || err?.name !== "AuthError") throw err;
+      // The server wants an authorization this client does not have yet:
+      // when it waits for the user (client.auth.authorize(), from a click),
+      // wait for it and connect again; a flow that failed says why.
+      const s = authBinding.status();
+      if (s === "needs-authorization" || s === "authorizing") await authBinding.waitAuthorized(signal);
+      else if (s !== "authorized" || retried >= 2) throw authBinding.lastError() ?? err;
+      opts.early = null;
+    }
+  }
 }

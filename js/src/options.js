@@ -47,6 +47,7 @@ const CONNECT_OPTIONS = [
   "maxMessageBytes",
   "headers",
   "token",
+  "auth",
   "onElicit",
   "logger",
   "signal",
@@ -74,6 +75,11 @@ export function checkURL(url, options = {}) {
   }
   if (!["ws:", "wss:", "http:", "https:"].includes(u.protocol)) {
     throw new TypeError(`mcplive: unsupported URL scheme ${u.protocol} (use ws://, wss://, http:// or https://)`);
+  }
+  if (options.auth !== undefined && u.protocol.startsWith("ws")) {
+    throw new TypeError(
+      "mcplive: auth (OAuth) applies to http:// and https:// URLs (Streamable HTTP): a browser's WebSocket cannot carry the Authorization header, and tokens must not travel in a URL",
+    );
   }
   if ((options.headers !== undefined || options.token !== undefined) && u.protocol.startsWith("ws")) {
     throw new TypeError(
@@ -131,6 +137,12 @@ export function toGoOptions(options) {
   }
   if (o.token !== undefined && typeof o.token !== "function") {
     throw new TypeError("mcplive: token must be a function that returns the bearer token (or a Promise of it)");
+  }
+  if (o.auth !== undefined) {
+    if (o.auth === null || typeof o.auth !== "object" || typeof o.auth[Symbol.for("mcplive.oauth.bind")] !== "function") {
+      throw new TypeError('mcplive: auth must be what oauth() of "mcplive/oauth" returns');
+    }
+    if (o.token !== undefined) throw new TypeError("mcplive: pass auth or token, not both (auth supplies the token)");
   }
   if (o.onElicit !== undefined && typeof o.onElicit !== "function") {
     throw new TypeError("mcplive: onElicit must be a function that returns the user's answer { action, content? } (or a Promise of it)");

@@ -271,7 +271,7 @@ function fakeRuntime() {
 describe("the client's hooks, over a fake Go runtime", { timeout: 5000 }, () => {
   test("a list update that does not fit asks Go for a resync, and the resync reaches change listeners", async () => {
     const { rt, calls, hook } = fakeRuntime();
-    const ready = createClient(rt, "ws://fake/mcp", {}, undefined);
+    const ready = createClient(rt, { url: "ws://fake/mcp", goOptions: {} });
     // Hooks may fire before connect resolves: JS chose the id already.
     await Promise.resolve();
     hook().list(JSON.stringify(full(1, [tool("a"), tool("b")])));
@@ -295,7 +295,7 @@ describe("the client's hooks, over a fake Go runtime", { timeout: 5000 }, () => 
 
   test("a client that closes by itself before connect resolved is freed", async () => {
     const { rt, calls, hook } = fakeRuntime();
-    const ready = createClient(rt, "ws://fake/mcp", {}, undefined);
+    const ready = createClient(rt, { url: "ws://fake/mcp", goOptions: {} });
     await Promise.resolve();
     hook().status("closed");
     const client = await ready;

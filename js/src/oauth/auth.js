@@ -1,0 +1,462 @@
+// oauth(): the auth option of connect. One object per MCP server: a store
+// of the authorization's state (client.auth), authorize() and signOut(),
+// and the token callback the Go core calls before each request and again
+// after a refusal (401, or 403 with a Bearer challenge). It keeps the
+// tokens, refreshes them one at a time (across tabs with Web Locks), runs
+// the flow (flow.js) when the server asks for authorization, and tells the
+// client when a new authorization began, so that it re-lists every list
+// (lists may differ per authorization).
+
+import { createStore, report } from "../store.js";
+import { OAuthError } from "./errors.js";
+import { anySignal, checkURL, inBrowser, isLoopback } from "./http.js";
+import { memoryStorage, sessionStorageAdapter, checkStorage } from "./storage.js";
+import * as flow from "./flow.js";
+import { openPopup, waitForCallback } from "./browser.js";
+
+/** BIND: how connect (js/src/connect.js) attaches an oauth() object to a server. */
+export const BIND = Symbol.for("mcplive.oauth.bind");
+
+const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch"];
+const MAX_STEP_UPS = 3;
+/** A prepared authorization URL older than this is made anew (its state and verifier too). */
+const PREPARED_TTL_MS = 10 * 60_000;
+/** A flow record older than this is refused at the callback. */
+const FLOW_TTL_MS = 30 * 60_000;
+
+/**
+ * oauth returns the auth option of connect: MCP authorization (OAuth 2.1)
+ * for one server. See index.d.ts (OAuthOptions) for the options.
+ */
+export function oauth(config = {}) {
+  if (config === null || typeof config !== "object") throw new TypeError("mcplive/oauth: oauth() takes an options object");
+  for (const k of Object.keys(config)) {
+    if (!OPTIONS.includes(k)) throw new TypeError(`mcplive/oauth: unknown option ${JSON.stringify(k)} (known: ${OPTIONS.join(", ")})`);
+  }
+  const redirectUri = checkRedirectUri(config.redirectUri);
+  if (config.clientMetadataUrl !== undefined) {
+    let u;
+    try {
+      u = new URL(String(config.clientMetadataUrl));
+    } catch {
+      u = null;
+    }
+    if (!u || u.protocol !== "https:" || u.pathname === "/") throw new TypeError("mcplive/oauth: clientMetadataUrl must be an https URL with a path (the client ID metadata document your app hosts)");
+  }
+  if (config.clients !== undefined && typeof config.clients !== "function" && (config.clients === null || typeof config.clients !== "object")) {
+    throw new TypeError("mcplive/oauth: clients must be an object { [issuer]: { clientId, clientSecret? } } or a function issuer => that");
+  }
+  if (config.authorize !== undefined && typeof config.authorize !== "function") throw new TypeError("mcplive/oauth: authorize must be a function (authorizationUrl, { signal }) => Promise<callbackUrl>");
+  if (config.mode !== undefined && config.mode !== "popup" && config.mode !== "redirect") throw new TypeError('mcplive/oauth: mode must be "popup" or "redirect"');
+  if (config.fetch !== undefined && typeof config.fetch !== "function") throw new TypeError("mcplive/oauth: fetch must be a function");
+  const scopes = Array.isArray(config.scopes) ? config.scopes.join(" ") : config.scopes;
+  if (scopes !== undefined && typeof scopes !== "string") throw new TypeError("mcplive/oauth: scopes must be a string or an array of strings");
+  const storage = config.storage === undefined ? memoryStorage() : checkStorage(config.storage);
+  // Flow records (verifier, state): this tab's sessionStorage where there is
+  // one, so a full-page redirect finds its flow on return.
+  const flows = hasSessionStorage() ? sessionStorageAdapter() : memoryStorage();
+
+  const initial = Object.freeze({ status: "none", issuer: null, scopes: Object.freeze([]), expiresAt: null, authorizationUrl: null, error: null });
+  const state = createStore(initial);
+  const setState = (patch) => state.set(Object.freeze({ ...state.store.get(), ...patch, ...(patch.scopes ? { scopes: Object.freeze([...patch.scopes]) } : {}) }));
+
+  let serverUrl = null;
+  let loaded = null; // the restore from storage (and a redirect's return), once
+  let binding = null; // { issuer, resource, scopesSupported }
+  let tokens = null; // { access_token, refresh_token, expires_at, issued_at, scope, requested_scope }
+  const metadata = new Map(); // issuer → authorization server metadata
+  const clients = new Map(); // issuer → client record
+  let prepared = null; // { authorizationUrl, flow, at } waiting for the user
+  let inflight = null; // the authorization in progress (one at a time)
+  let refreshing = null;
+  let aborter = new AbortController();
+  const stepUps = new Map(); // scope set → authorizations for it
+  const consumed = new Set(); // states whose callback was used
+  const onAuthorized = new Set(); // fns of the clients to re-list after a new authorization
+  const waiters = new Set();
+
+  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal });
+  const tokensKey = (b) => `tokens:${b.issuer}|${b.resource}`;
+  const clientKey = (issuer) => `client:${issuer}|${redirectUri}`;
+
+  function fail(err) {
+    setState({ status: "error", error: err });
+    for (const w of waiters) w.reject(err);
+    waiters.clear();
+    return err;
+  }
+
+  async function store(op, key, value) {
+    try {
+      return await (op === "get" ? storage.get(key) : op === "set" ? storage.set(key, value) : storage.delete(key));
+    } catch (err) {
+      throw new OAuthError("storage", `${serverUrl}: the token storage failed (${op} ${key.split(":")[0]}): ${err?.message ?? err}`, { step: "storage", server: serverUrl, cause: err });
+    }
+  }
+
+  function authorizedState() {
+    setState({ status: "authorized", issuer: binding.issuer, scopes: (tokens.scope ?? tokens.requested_scope ?? "").split(" ").filter(Boolean), expiresAt: tokens.expires_at ?? null, authorizationUrl: null, error: null });
+  }
+
+  async function load() {
+    try {
+      binding = (await store("get", `server:${serverUrl}`)) ?? null;
+      if (binding) {
+        tokens = (await store("get", tokensKey(binding))) ?? null;
+        const c = await store("get", clientKey(binding.issuer));
+        if (c) clients.set(binding.issuer, c);
+        if (tokens?.access_token) authorizedState();
+      }
+    } catch (err) {
+      report(err); // a storage that fails: start without what it held
+    }
+    await resumeRedirect();
+  }
+
+  /** resumeRedirect completes a full-page redirect's flow when this page is its callback. */
+  async function resumeRedirect() {
+    const loc = globalThis.location;
+    if (!loc || typeof loc.href !== "string") return;
+    let here;
+    try {
+      here = new URL(loc.href);
+    } catch {
+      return;
+    }
+    const ru = new URL(redirectUri);
+    const st = here.searchParams.get("state");
+    if (!st || here.origin !== ru.origin || here.pathname !== ru.pathname) return;
+    const f = await flows.get(`flow:${st}`).catch(() => undefined);
+    if (!f || f.serverUrl !== serverUrl) return; // another server's, or not ours
+    try {
+      await complete(here.href);
+    } catch (err) {
+      fail(err);
+    } finally {
+      // The code is used (or refused): take it out of the address bar.
+      for (const p of ["code", "state", "iss", "error", "error_description", "error_uri", "session_state"]) here.searchParams.delete(p);
+      try {
+        globalThis.history?.replaceState?.(globalThis.history.state, "", here.href);
+      } catch {
+        // not a document (a worker): nothing to clean
+      }
+    }
+  }
+
+  async function metadataFor(issuer) {
+    let as = metadata.get(issuer);
+    if (!as) {
+      as = await flow.discoverAuthServer(issuer, ctx());
+      metadata.set(issuer, as);
+    }
+    return as;
+  }
+
+  async function clientFor(as) {
+    let c = clients.get(as.issuer);
+    if (!c) {
+      c = (await store("get", clientKey(as.issuer)).catch(() => undefined)) ?? (await flow.getClient(as, { ...config, redirectUri }, ctx()));
+      clients.set(as.issuer, c);
+      await store("set", clientKey(as.issuer), c);
+    }
+    return c;
+  }
+
+  /** bindTo records that serverUrl's credentials come from issuer (and forgets another issuer's). */
+  async function bindTo(issuer, resource, scopesSupported) {
+    if (binding && (binding.issuer !== issuer || binding.resource !== resource)) {
+      // The resource names another authorization server now: its tokens
+      // are worthless here, and nothing of the old one is sent to the new.
+      await store("delete", tokensKey(binding)).catch(report);
+      tokens = null;
+    }
+    binding = { issuer, resource, scopesSupported };
+    await store("set", `server:${serverUrl}`, binding);
+  }
+
+  /**
+   * prepare discovers what the flow needs and makes the authorization URL
+   * (and its flow record, kept per state).
+   */
+  async function prepare(challenge = {}, stepUp = false) {
+    const prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
+    const issuer = prm.authorizationServers[0];
+    const as = await metadataFor(issuer);
+    await bindTo(issuer, prm.resource, prm.scopesSupported);
+    const client = await clientFor(as);
+    const scope = flow.chooseScopes({
+      challenge: challenge.scope,
+      prior: stepUp ? [tokens?.requested_scope, tokens?.scope, prepared?.flow.scope].filter(Boolean).join(" ") : undefined,
+      scopesSupported: prm.scopesSupported,
+      asScopes: as.scopes_supported,
+      configured: scopes,
+    });
+    const n = (stepUps.get(scope) ?? 0) + 1;
+    if (stepUp && n > MAX_STEP_UPS) {
+      throw new OAuthError("insufficient_scope", `${serverUrl}: still refused for insufficient scope after ${MAX_STEP_UPS} authorizations with ${JSON.stringify(scope)}: giving up`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+    }
+    stepUps.set(scope, n);
+    const started = await flow.startAuthorization({ as, client, redirectUri, resource: prm.resource, scope, serverUrl });
+    await flows.set(`flow:${started.flow.state}`, started.flow);
+    prepared = { ...started, at: Date.now() };
+    return prepared;
+  }
+
+  /** complete checks a callback URL and trades its code for tokens. */
+  async function complete(callbackUrl) {
+    let params;
+    try {
+      params = new URL(String(callbackUrl)).searchParams;
+    } catch {
+      throw new OAuthError("state_mismatch", `${serverUrl}: the callback ${JSON.stringify(String(callbackUrl).slice(0, 80))} is not a URL`, { step: "callback", server: serverUrl });
+    }
+    const st = params.get("state");
+    if (!st) throw new OAuthError("state_mismatch", `${serverUrl}: the callback has no state`, { step: "callback", server: serverUrl });
+    if (consumed.has(st)) throw new OAuthError("replayed_callback", `${serverUrl}: this callback (state ${st.slice(0, 8)}…) was used already: refusing to use its code again`, { step: "callback", server: serverUrl });
+    const f = await flows.get(`flow:${st}`).catch(() => undefined);
+    if (!f || f.serverUrl !== serverUrl) {
+      throw new OAuthError("state_mismatch", `${serverUrl}: the callback's state matches no authorization this client started (a forged or foreign callback)`, { step: "callback", server: serverUrl });
+    }
+    consumed.add(st);
+    await flows.delete(`flow:${st}`).catch(() => {});
+    if (Date.now() - f.createdAt > FLOW_TTL_MS) throw new OAuthError("state_mismatch", `${serverUrl}: the callback came after the flow expired`, { step: "callback", server: serverUrl });
+    if (prepared?.flow.state === st) prepared = null;
+    const as = await metadataFor(f.issuer);
+    const client = await clientFor(as);
+    const t = await flow.finishAuthorization({ as, client, flow: f, callbackUrl: String(callbackUrl) }, ctx());
+    tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope };
+    if (!binding || binding.issuer !== f.issuer) await bindTo(f.issuer, f.resource);
+    await store("set", tokensKey(binding), tokens);
+    authorizedState();
+    for (const w of waiters) w.resolve();
+    waiters.clear();
+    for (const fn of onAuthorized) fn();
+    return tokens.access_token;
+  }
+
+  /** authorizeFlow runs the whole flow after a refusal: through config.authorize, or up to the user's click. */
+  function authorizeFlow(challenge, stepUp) {
+    if (inflight) return inflight;
+    inflight = (async () => {
+      if (!config.authorize && !stepUp && prepared && Date.now() - prepared.at < PREPARED_TTL_MS && state.store.get().status === "needs-authorization") {
+        return ""; // still waiting for the user's click: the request fails, the URL stays
+      }
+      setState({ status: "authorizing", error: null });
+      const p = await prepare(challenge, stepUp);
+      if (!config.authorize) {
+        setState({ status: "needs-authorization", authorizationUrl: p.authorizationUrl });
+        return "";
+      }
+      setState({ authorizationUrl: p.authorizationUrl });
+      const callbackUrl = await config.authorize(p.authorizationUrl, { signal: aborter.signal });
+      if (typeof callbackUrl !== "string" && !(callbackUrl instanceof URL)) {
+        throw new OAuthError("state_mismatch", `${serverUrl}: the authorize callback must give the callback URL (a string), got ${typeof callbackUrl}`, { step: "callback", server: serverUrl });
+      }
+      return complete(callbackUrl);
+    })()
+      .catch((err) => {
+        throw fail(err instanceof OAuthError ? err : new OAuthError("aborted", `${serverUrl}: the authorization failed: ${err?.message ?? err}`, { step: "authorization", server: serverUrl, cause: err }));
+      })
+      .finally(() => {
+        inflight = null;
+      });
+    return inflight;
+  }
+
+  function expiring(t) {
+    if (!t.expires_at) return false;
+    const life = t.expires_at - (t.issued_at ?? t.expires_at - 60_000);
+    return Date.now() >= t.expires_at - Math.min(30_000, life / 4);
+  }
+
+  /** refreshOnce refreshes the tokens, one refresh at a time here and, with Web Locks, across tabs. */
+  function refreshOnce() {
+    refreshing ??= (async () => {
+      const had = tokens;
+      setState({ status: "refreshing" });
+      const run = async () => {
+        // Another tab may have refreshed while this one waited for the lock.
+        const stored = await store("get", tokensKey(binding)).catch(() => undefined);
+        if (stored?.access_token && stored.access_token !== had.access_token && !expiring(stored)) return stored;
+        const as = await metadataFor(binding.issuer);
+        const client = await clientFor(as);
+        const next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
+        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope };
+        await store("set", tokensKey(binding), rec);
+        return rec;
+      };
+      const locks = globalThis.navigator?.locks;
+      try {
+        tokens = locks?.request ? await locks.request(`mcplive-oauth:${tokensKey(binding)}`, run) : await run();
+        authorizedState();
+        return tokens;
+      } catch (err) {
+        // The refresh token is spent or refused: forget the tokens; the
+        // next refusal starts a new authorization.
+        tokens = null;
+        await store("delete", tokensKey(binding)).catch(() => {});
+        setState({ status: "none", error: err, expiresAt: null });
+        throw err;
+      }
+    })().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  }
+
+  /** token is the connect option token: Go calls it before each request, and after a refusal. */
+  async function token({ error } = {}) {
+    await loaded;
+    if (!error) {
+      if (!tokens?.access_token) return "";
+      if (expiring(tokens) && tokens.refresh_token && binding) {
+        try {
+          return (await refreshOnce()).access_token;
+        } catch {
+          return "";
+        }
+      }
+      return tokens.access_token;
+    }
+    if (error.status === 403 && error.error && error.error !== "insufficient_scope") return ""; // a denial no new token fixes
+    const stepUp = error.status === 403 || error.error === "insufficient_scope";
+    if (!stepUp && tokens?.refresh_token && binding) {
+      try {
+        return (await refreshOnce()).access_token;
+      } catch {
+        // fall through to a new authorization
+      }
+    }
+    return authorizeFlow(error, stepUp);
+  }
+
+  /** authorize: the user's step. In a browser, call it from a click handler (a popup opened later is blocked). */
+  function authorize({ mode } = {}) {
+    if (!serverUrl) return Promise.reject(new TypeError("mcplive/oauth: authorize() before connect(): pass this object as connect's auth option first"));
+    const m = mode ?? config.mode ?? "popup";
+    if (config.authorize) return loaded.then(() => authorizeFlow({}, false)).then(() => {});
+    if (!inBrowser || typeof globalThis.window !== "object") {
+      return Promise.reject(new OAuthError("needs_user", `${serverUrl}: authorize() needs a browser window, or oauth({ authorize }) (mcplive/oauth/node has loopback() and paste())`, { step: "authorization", server: serverUrl }));
+    }
+    const fresh = prepared && Date.now() - prepared.at < PREPARED_TTL_MS ? prepared : null;
+    if (m === "redirect") {
+      return (async () => {
+        const p = fresh ?? (await prepare());
+        globalThis.location.assign(p.authorizationUrl);
+      })().catch((err) => Promise.reject(fail(err)));
+    }
+    // Open the window now, inside the click; navigate it once the URL is ready.
+    let win;
+    try {
+      win = openPopup(fresh?.authorizationUrl ?? "about:blank");
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!win) {
+      const err = new OAuthError("popup_blocked", `${serverUrl}: the browser blocked the sign-in popup: call authorize() directly in a click handler (not after an await), or use authorize({ mode: "redirect" })`, { step: "authorization", server: serverUrl });
+      setState({ error: err });
+      return Promise.reject(err);
+    }
+    const was = state.store.get();
+    setState({ status: "authorizing", error: null });
+    return (async () => {
+      const p = fresh ?? (await prepare());
+      if (!fresh) win.location.href = p.authorizationUrl;
+      const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal);
+      await complete(callbackUrl);
+    })().catch((err) => {
+      if (err instanceof OAuthError && err.code === "popup_closed") {
+        setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
+        throw err;
+      }
+      throw fail(err);
+    });
+  }
+
+  /** signOut forgets the tokens (revoking them where the server offers RFC 7009); the client re-lists. */
+  async function signOut() {
+    aborter.abort(new OAuthError("aborted", `${serverUrl}: signed out`, { step: "authorization", server: serverUrl }));
+    aborter = new AbortController();
+    await loaded;
+    const t = tokens;
+    tokens = null;
+    prepared = null;
+    stepUps.clear();
+    if (binding) await store("delete", tokensKey(binding)).catch(report);
+    state.set(initial);
+    if (t && binding) {
+      try {
+        const as = await metadataFor(binding.issuer);
+        const client = await clientFor(as);
+        if (t.refresh_token) await flow.revoke({ as, client, token: t.refresh_token, hint: "refresh_token" }, ctx());
+        await flow.revoke({ as, client, token: t.access_token, hint: "access_token" }, ctx());
+      } catch (err) {
+        report(err); // revocation is best effort: the tokens are forgotten here either way
+      }
+    }
+    for (const fn of onAuthorized) fn();
+  }
+
+  /** waitAuthorized resolves at the next authorization, rejects when the flow fails or signal aborts. */
+  function waitAuthorized(signal) {
+    return new Promise((resolve, reject) => {
+      const w = { resolve, reject };
+      waiters.add(w);
+      if (signal) {
+        const onAbort = () => {
+          waiters.delete(w);
+          reject(signal.reason);
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
+    });
+  }
+
+  const bind = (url) => {
+    if (serverUrl !== null && serverUrl !== url) {
+      throw new TypeError(`mcplive/oauth: this oauth() object serves ${serverUrl}; make one per server (it holds that server's tokens)`);
+    }
+    if (serverUrl === null) {
+      serverUrl = url;
+      loaded = load();
+    }
+    return Object.freeze({
+      token,
+      waitAuthorized,
+      /** status: the store's status ("needs-authorization": a refusal waits for the user's authorize()). */
+      status: () => state.store.get().status,
+      lastError: () => state.store.get().error,
+      onAuthorized(fn) {
+        onAuthorized.add(fn);
+        return () => onAuthorized.delete(fn);
+      },
+    });
+  };
+
+  return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
+}
+
+function hasSessionStorage() {
+  try {
+    return inBrowser && typeof globalThis.sessionStorage === "object" && globalThis.sessionStorage !== null;
+  } catch {
+    return false; // access denied (sandboxed iframe, storage off)
+  }
+}
+
+function checkRedirectUri(v) {
+  if (typeof v !== "string" && !(v instanceof URL)) throw new TypeError("mcplive/oauth: redirectUri is required: the URL your authorization callback page lives at (registered with the authorization server)");
+  let u;
+  try {
+    u = new URL(String(v));
+  } catch {
+    throw new TypeError(`mcplive/oauth: redirectUri ${JSON.stringify(String(v))} is not an absolute URL`);
+  }
+  if (u.protocol === "javascript:" || u.protocol === "data:" || u.protocol === "blob:" || u.protocol === "file:") throw new TypeError(`mcplive/oauth: redirectUri may not be a ${u.protocol} URL`);
+  if (u.protocol === "http:" && !isLoopback(u.hostname)) throw new TypeError("mcplive/oauth: redirectUri must be https (plain http on loopback only)");
+  if (u.hash) throw new TypeError("mcplive/oauth: redirectUri may not have a fragment");
+  return u.href;
+}
+
+export { checkURL, anySignal };

@@ -1,0 +1,100 @@
+// Token storage adapters: { get(key), set(key, value), delete(key) }, each
+// async, values plain JSON objects. Memory is the default; the others keep
+// tokens across reloads (sessionStorage: this tab; localStorage and
+// IndexedDB: every tab of the origin, which is what lets two tabs share one
+// refresh). Records are keyed by issuer and resource (see flow.js).
+
+/** memoryStorage keeps records in this realm only (gone on reload). */
+export function memoryStorage() {
+  const m = new Map();
+  return Object.freeze({
+    async get(key) {
+      const v = m.get(key);
+      return v === undefined ? undefined : JSON.parse(v);
+    },
+    async set(key, value) {
+      m.set(key, JSON.stringify(value));
+    },
+    async delete(key) {
+      m.delete(key);
+    },
+  });
+}
+
+function webStorage(name, pick) {
+  const area = () => {
+    const s = pick();
+    if (!s) throw new Error(`mcplive/oauth: ${name} is not available in this runtime`);
+    return s;
+  };
+  const prefix = "mcplive-oauth:";
+  return Object.freeze({
+    async get(key) {
+      const v = area().getItem(prefix + key);
+      if (v === null) return undefined;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return undefined; // a corrupt record is no record
+      }
+    },
+    async set(key, value) {
+      area().setItem(prefix + key, JSON.stringify(value));
+    },
+    async delete(key) {
+      area().removeItem(prefix + key);
+    },
+  });
+}
+
+/** sessionStorageAdapter keeps records in this tab's sessionStorage. */
+export const sessionStorageAdapter = () => webStorage("sessionStorage", () => globalThis.sessionStorage);
+
+/** localStorageAdapter keeps records in the origin's localStorage (shared by its tabs). */
+export const localStorageAdapter = () => webStorage("localStorage", () => globalThis.localStorage);
+
+/**
+ * indexedDBStorage keeps records in an IndexedDB database of the origin
+ * (shared by its tabs and workers).
+ * @param {{ name?: string }} [options]
+ */
+export function indexedDBStorage({ name = "mcplive-oauth" } = {}) {
+  let db;
+  const open = () =>
+    (db ??= new Promise((resolve, reject) => {
+      if (typeof indexedDB === "undefined") {
+        reject(new Error("mcplive/oauth: IndexedDB is not available in this runtime"));
+        return;
+      }
+      const req = indexedDB.open(name, 1);
+      req.onupgradeneeded = () => req.result.createObjectStore("records");
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    }));
+  const run = async (mode, fn) => {
+    const d = await open();
+    return new Promise((resolve, reject) => {
+      const tx = d.transaction("records", mode);
+      const r = fn(tx.objectStore("records"));
+      tx.oncomplete = () => resolve(r.result);
+      tx.onerror = tx.onabort = () => reject(tx.error ?? r.error);
+    });
+  };
+  return Object.freeze({
+    get: (key) => run("readonly", (s) => s.get(key)),
+    set: async (key, value) => {
+      await run("readwrite", (s) => s.put(value, key));
+    },
+    delete: async (key) => {
+      await run("readwrite", (s) => s.delete(key));
+    },
+  });
+}
+
+/** checkStorage accepts an adapter with async get, set and delete. */
+export function checkStorage(s) {
+  if (s === null || typeof s !== "object" || !["get", "set", "delete"].every((m) => typeof s[m] === "function")) {
+    throw new TypeError("mcplive/oauth: storage must be an object with get(key), set(key, value) and delete(key) (memoryStorage(), sessionStorageAdapter(), localStorageAdapter(), indexedDBStorage())");
+  }
+  return s;
+}
