@@ -476,6 +476,16 @@ export interface ConnectOptions {
    */
   token?: (request: TokenRequest) => string | null | undefined | Promise<string | null | undefined>;
   /**
+   * MCP authorization (OAuth 2.1) for this server: what `oauth()` of
+   * `mcplive/oauth` returns (one per server). It supplies the token (so not
+   * with `token`), runs discovery, registration, PKCE, refresh and step-up,
+   * and is the client's `auth` store. When the flow needs the user (a
+   * browser without `authorize`), `connect` waits until your click handler
+   * has called `auth.authorize()`. `http://` and `https://` only: with a
+   * `ws://` URL this is a `TypeError`.
+   */
+  auth?: import("./oauth.js").Auth;
+  /**
    * Answers a server that asks the user for input in the middle of a call
    * (elicitation, form mode): show `request.message` and a form for
    * `request.requestedSchema`, return what the user chose. Setting it
@@ -542,6 +552,8 @@ export interface Client {
   readonly resourceTemplates: ReadableStore<ListValue<ResourceTemplate>>;
   /** The connection state. */
   readonly status: ReadableStore<ConnectionStatus>;
+  /** The `auth` option (`mcplive/oauth`): the authorization's state, `authorize()`, `signOut()`; `null` without one. */
+  readonly auth: import("./oauth.js").Auth | null;
 
   /** The server's `serverInfo` from the latest `initialize`. */
   readonly serverInfo: Implementation;

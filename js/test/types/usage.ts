@@ -2,6 +2,40 @@
 // must be an error, so the types refuse what the API refuses.
 import { connect, type Client, type ListValue, type Tool, type MCPLiveError, type ReadableStore, type ChangeCause, type ServerCapabilities, type TokenRequest, type ProtocolVersion, type AuthError, type ElicitRequest, type ElicitResult } from "mcplive";
 
+import { oauth, handleCallback, OAuthError, localStorageAdapter, type AuthState, type Auth } from "mcplive/oauth";
+import { loopback, paste } from "mcplive/oauth/node";
+
+async function withOAuth(): Promise<void> {
+  const auth: Auth = oauth({
+    redirectUri: "https://app.example.com/callback",
+    clientMetadataUrl: "https://app.example.com/client.json",
+    clients: { "https://as.example.com": { clientId: "abc" } },
+    registration: { clientName: "My app" },
+    scopes: ["tools:read"],
+    storage: localStorageAdapter(),
+    mode: "popup",
+  });
+  const client = await connect("https://mcp.example.com/mcp", { auth });
+  const state: AuthState | undefined = client.auth?.get();
+  if (state?.status === "needs-authorization") console.log(state.authorizationUrl?.length);
+  if (state?.error instanceof OAuthError) console.log(state.error.code === "no_s256", state.error.step);
+  await client.auth?.authorize({ mode: "redirect" });
+  await auth.signOut();
+  const { delivered }: { delivered: boolean } = await handleCallback();
+  console.log(delivered);
+  oauth({ redirectUri: "http://127.0.0.1:8976/callback", authorize: loopback({ timeoutMs: 60_000 }) });
+  oauth({ redirectUri: "http://127.0.0.1:8976/callback", authorize: paste() });
+  oauth({ redirectUri: "x", authorize: async (url, { signal }) => (signal.aborted ? url : new URL(url)) });
+  // @ts-expect-error redirectUri is required
+  oauth({});
+  // @ts-expect-error status is one of the listed states
+  const bad: AuthState["status"] = "signed-in";
+  console.log(bad);
+  // @ts-expect-error auth is what oauth() returns, not a token string
+  await connect("https://x/mcp", { auth: "Bearer t" });
+}
+void withOAuth;
+
 async function main(): Promise<void> {
   const client: Client = await connect("ws://127.0.0.1:8080/mcp", {
     clientInfo: { name: "my-app", version: "1.0.0" },

@@ -1,0 +1,150 @@
+// mcplive/oauth: MCP authorization (OAuth 2.1) for connect(), in browsers,
+// workers and Node. Built on oauth4webapi; nothing of it is in the wasm.
+
+import type { ReadableStore } from "./index.js";
+
+/** A token storage: async get, set and delete of JSON records (memory by default). */
+export interface OAuthStorage {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** A client registered in advance with an authorization server. */
+export interface PreRegisteredClient {
+  clientId: string;
+  /** For a confidential client (rare in a browser: a secret in a page is not secret). */
+  clientSecret?: string;
+  /** How it authenticates at the token endpoint; default: from the server's metadata. */
+  tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post";
+}
+
+/** The options of oauth(). */
+export interface OAuthOptions {
+  /**
+   * Where the authorization server sends the browser back: a page of your
+   * app that calls handleCallback() (popup) or connects again (redirect),
+   * or, in Node, the loopback address of mcplive/oauth/node's loopback().
+   * https, or http on loopback; registered with the server.
+   */
+  redirectUri: string | URL;
+  /**
+   * Your Client ID Metadata Document (an https URL you host): the client id
+   * at authorization servers that accept those
+   * (client_id_metadata_document_supported), before registration.
+   */
+  clientMetadataUrl?: string | URL;
+  /** Pre-registered clients, per issuer (or a function of the issuer). Tried first. */
+  clients?: Readonly<Record<string, PreRegisteredClient>> | ((issuer: string) => PreRegisteredClient | undefined | Promise<PreRegisteredClient | undefined>);
+  /** What Dynamic Client Registration (RFC 7591) sends. */
+  registration?: {
+    clientName?: string;
+    clientUri?: string;
+    logoUri?: string;
+    /** Default: "native" for a loopback or custom-scheme redirect URI, else "web". */
+    applicationType?: "web" | "native";
+    /** More client metadata, sent as it is. */
+    metadata?: Readonly<Record<string, unknown>>;
+  };
+  /** Scopes to ask for on top of the ones the server's challenge or metadata names. */
+  scopes?: string | readonly string[];
+  /** Where tokens and registrations are kept: memoryStorage() (default), sessionStorageAdapter(), localStorageAdapter(), indexedDBStorage(), or your own. */
+  storage?: OAuthStorage;
+  /**
+   * The user's step, done by your code: open authorizationUrl, and resolve
+   * with the URL the authorization server redirected to (the callback
+   * URL). For Node (mcplive/oauth/node: loopback(), paste()), tests,
+   * Electron, extensions. Without it, in a browser, client.auth says
+   * "needs-authorization" and your click handler calls authorize().
+   */
+  authorize?: (authorizationUrl: string, options: { signal: AbortSignal }) => Promise<string | URL>;
+  /** How authorize() takes the user to the authorization server in a browser. Default "popup". */
+  mode?: "popup" | "redirect";
+  /** The bound on each request of the flow (metadata, registration, token). Default 15000. */
+  timeoutMs?: number;
+  /** The fetch the flow uses (default globalThis.fetch). */
+  fetch?: typeof fetch;
+}
+
+/** The state of one server's authorization: the value of client.auth. */
+export interface AuthState {
+  readonly status: "none" | "needs-authorization" | "authorizing" | "authorized" | "refreshing" | "error";
+  /** The authorization server the credentials come from. */
+  readonly issuer: string | null;
+  /** The scopes granted (or asked for, when the server did not say). */
+  readonly scopes: readonly string[];
+  /** When the access token expires (ms since the epoch), if the server said. */
+  readonly expiresAt: number | null;
+  /** The URL the user must visit, while status is "needs-authorization". */
+  readonly authorizationUrl: string | null;
+  /** Why the last step failed. */
+  readonly error: OAuthError | Error | null;
+}
+
+/** The auth option of connect, and client.auth: a store of AuthState with the user's actions. */
+export interface Auth extends ReadableStore<AuthState> {
+  /**
+   * Sends the user to the authorization server. In a browser, call it from
+   * a click handler (a popup opened after an await is blocked): it opens
+   * the popup at once. Resolves once authorized; the client then lists
+   * every list again (and a pending connect goes on).
+   */
+  authorize(options?: { mode?: "popup" | "redirect" }): Promise<void>;
+  /** Forgets the tokens (revoking them where the server offers RFC 7009); the client lists again (and is refused). */
+  signOut(): Promise<void>;
+}
+
+/** oauth returns the auth option of connect for one server (make one per server). */
+export function oauth(options: OAuthOptions): Auth;
+
+/**
+ * handleCallback runs on the redirect URI's page. In the sign-in popup it
+ * hands the callback to the page that opened it and closes the popup
+ * ({ delivered: true }); elsewhere it does nothing ({ delivered: false }).
+ */
+export function handleCallback(options?: { close?: boolean }): Promise<{ delivered: boolean }>;
+
+/** The ways the flow fails; OAuthError.code. */
+export type OAuthErrorCode =
+  | "insecure_url"
+  | "unreachable"
+  | "timeout"
+  | "too_large"
+  | "bad_response"
+  | "no_metadata"
+  | "resource_mismatch"
+  | "issuer_mismatch"
+  | "no_s256"
+  | "no_client_id"
+  | "registration_failed"
+  | "state_mismatch"
+  | "replayed_callback"
+  | "iss_mismatch"
+  | "authorization_denied"
+  | "token_error"
+  | "popup_blocked"
+  | "popup_closed"
+  | "insufficient_scope"
+  | "needs_user"
+  | "storage"
+  | "aborted";
+
+/** An error of the authorization flow: which step, which server, and why. */
+export class OAuthError extends Error {
+  name: "OAuthError";
+  readonly code: OAuthErrorCode;
+  /** The step: "protected resource metadata", "authorization server metadata", "client registration", "callback", "token", "refresh", ... */
+  readonly step?: string;
+  /** The MCP server URL. */
+  readonly server?: string;
+  /** The authorization server's OAuth error code (e.g. "invalid_grant"), when it sent one. */
+  readonly error?: string;
+  /** Its error_description: text for people, never markup. */
+  readonly errorDescription?: string;
+  readonly status?: number;
+}
+
+export function memoryStorage(): OAuthStorage;
+export function sessionStorageAdapter(): OAuthStorage;
+export function localStorageAdapter(): OAuthStorage;
+export function indexedDBStorage(options?: { name?: string }): OAuthStorage;
