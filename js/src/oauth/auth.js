@@ -281,7 +281,8 @@ export function oauth(config = {}) {
         const as = await metadataFor(binding.issuer);
         const client = await clientFor(as);
         const next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
-        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope };
+        // refreshed: a refusal of this token goes to a new authorization, not another refresh.
+        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope, refreshed: true };
         await store("set", tokensKey(binding), rec);
         return rec;
       };
@@ -320,7 +321,7 @@ export function oauth(config = {}) {
     }
     if (error.status === 403 && error.error && error.error !== "insufficient_scope") return ""; // a denial no new token fixes
     const stepUp = error.status === 403 || error.error === "insufficient_scope";
-    if (!stepUp && tokens?.refresh_token && binding) {
+    if (!stepUp && tokens?.refresh_token && binding && !tokens.refreshed && (await sameAuthServer(error))) {
       try {
         return (await refreshOnce()).access_token;
       } catch {
@@ -328,6 +329,20 @@ export function oauth(config = {}) {
       }
     }
     return authorizeFlow(error, stepUp);
+  }
+
+  /**
+   * sameAuthServer: the resource still names the authorization server the
+   * tokens come from (it may have moved to another: then refreshing at the
+   * old one is pointless, and its tokens must not be sent again).
+   */
+  async function sameAuthServer(error) {
+    try {
+      const prm = await flow.discoverResource(serverUrl, error.resourceMetadata, ctx());
+      return prm.authorizationServers[0] === binding.issuer;
+    } catch {
+      return true; // let the refresh (or the authorization after it) say what is wrong
+    }
   }
 
   /** authorize: the user's step. In a browser, call it from a click handler (a popup opened later is blocked). */

@@ -49,9 +49,21 @@ export function checkURL(value, what, server) {
 export async function request(url, init, ctx) {
   const u = checkURL(url, ctx.step, ctx.server);
   const timeoutMs = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
+  // A timer of our own, not AbortSignal.timeout: Node does not wait for
+  // that one's timer, and a wait must end in an error, not in an exit.
+  const tc = new AbortController();
+  const timer = setTimeout(() => tc.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+  const timeout = tc.signal;
   const signal = ctx.signal ? anySignal([ctx.signal, timeout]) : timeout;
   const doFetch = ctx.fetch ?? globalThis.fetch;
+  try {
+    return await send(u, init, ctx, doFetch, signal, timeout, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function send(u, init, ctx, doFetch, signal, timeout, timeoutMs) {
   let res;
   try {
     res = await doFetch(u.href, {
