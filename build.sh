@@ -6,6 +6,7 @@
 #   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e,
 #                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
+#   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
 #                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
 #                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
@@ -213,11 +214,23 @@ cmd_bench() {
   fi
 }
 
+# cmd_docs builds the API reference from js/index.d.ts, js/oauth.d.ts and
+# js/oauth-node.d.ts and their doc comments (TypeDoc, js/typedoc.json) into
+# docs/api/; a warning fails it (the JS tests build it too).
+cmd_docs() {
+  need_node
+  npm_ci js
+  say "API reference (TypeDoc) into docs/api/"
+  (cd js && node node_modules/typedoc/bin/typedoc) || die "TypeDoc failed (a warning counts: fix the doc comment it names)"
+  say "docs/api/index.html"
+}
+
 case "${1:-build}" in
   build) cmd_build ;;
   demo) shift; cmd_demo "$@" ;;
   test) cmd_test ;;
   bench) cmd_bench ;;
   conformance) shift; cmd_conformance "$@" ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench | conformance)" ;;
+  docs) cmd_docs ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs)" ;;
 esac

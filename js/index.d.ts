@@ -1,3 +1,7 @@
+/**
+ * Live MCP catalogs: `connect`, the stores, the calls.
+ * @module mcplive
+ */
 // Type definitions for mcplive: live MCP catalogs over WebSocket or Streamable HTTP.
 // Hand-written; checked by test/types (tsc --noEmit).
 

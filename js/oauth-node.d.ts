@@ -1,3 +1,7 @@
+/**
+ * The user's step of the authorization in Node: `loopback()`, `paste()`.
+ * @module mcplive/oauth/node
+ */
 // mcplive/oauth/node: the user's step of the flow in Node (RFC 8252).
 
 import type { OAuthOptions } from "./oauth.js";

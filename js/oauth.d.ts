@@ -1,3 +1,7 @@
+/**
+ * MCP authorization (OAuth 2.1) for `connect`: `oauth()`, `handleCallback()`, the storage adapters.
+ * @module mcplive/oauth
+ */
 // mcplive/oauth: MCP authorization (OAuth 2.1) for connect(), in browsers,
 // workers and Node. Built on oauth4webapi; nothing of it is in the wasm.
 

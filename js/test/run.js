@@ -83,3 +83,10 @@ if (only.length) process.exit(0);
 console.log("npm test: type test (tsc --noEmit)");
 run(process.execPath, [path.join(js, "node_modules", "typescript", "bin", "tsc"), "-p", "test/types/tsconfig.json"], { cwd: js });
 console.log("npm test: type test passed");
+
+// The API reference (../build.sh docs) builds from the same declarations;
+// TypeDoc's warnings (a broken {@link}, a type it cannot name) fail it.
+console.log("npm test: API reference (TypeDoc, warnings are errors)");
+const apiOut = path.join(cache, "api");
+run(process.execPath, [path.join(js, "node_modules", "typedoc", "bin", "typedoc"), "--out", apiOut, "--logLevel", "Warn"], { cwd: js });
+console.log("npm test: API reference built");
