@@ -92,7 +92,7 @@ describe("options of the revisions and of Streamable HTTP", () => {
     });
   }
 
-  test("a refused token: an AuthError with the status and the challenge's resource_metadata", async () => {
+  test("a refused token: an AuthError with the status and the Bearer challenge's resource_metadata, scope and error", async () => {
     await server.control("require", { token: "right" });
     try {
       const asked = [];
@@ -110,7 +110,10 @@ describe("options of the revisions and of Streamable HTTP", () => {
           assert.equal(err.status, 401);
           assert.equal(err.resourceMetadata, `${server.http}/.well-known/oauth-protected-resource/mcp`);
           assert.equal(err.scope, "mcp");
-          assert.match(err.wwwAuthenticate, /^Bearer /);
+          // The Bearer challenge's error, though a Basic challenge with its own comes first.
+          assert.equal(err.error, "invalid_token");
+          assert.equal(err.errorDescription, "the token is unknown");
+          assert.match(err.wwwAuthenticate, /^Basic realm="mcp", error="not_bearer", Bearer /);
           assert.match(err.message, /refused the credentials \(HTTP 401\)/);
           assert.match(err.message, /the token callback gave no new token/);
           assert.doesNotMatch(err.message, /mcplive:|OnUnauthorized/);

@@ -194,7 +194,9 @@ func (s *testServer) admit(w http.ResponseWriter, r *http.Request) bool {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 	if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
-		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata="http://%s/.well-known/oauth-protected-resource/mcp", scope="mcp"`, r.Host))
+		// Another scheme first, with a param of the same name: the client
+		// must read the Bearer challenge's.
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Basic realm="mcp", error="not_bearer", Bearer error="invalid_token", error_description="the token is unknown", resource_metadata="http://%s/.well-known/oauth-protected-resource/mcp", scope="mcp"`, r.Host))
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return false
 	}
