@@ -44,14 +44,15 @@ export async function connect(url, options = {}) {
     try {
       return await createClient(rt, opts);
     } catch (err) {
-      if (!authBinding || err?.name !== "AuthError") throw err;
+      if (!authBinding) throw err;
       // The server wants an authorization this client does not have yet:
-      // when it waits for the user (client.auth.authorize(), from a click),
-      // wait for it and connect again; a flow that failed says why.
+      // while it waits for the user (client.auth.authorize() from a click,
+      // or an authorize option that takes longer than a request may), wait
+      // for it and connect again; a flow that failed says why.
       const s = authBinding.status();
       if (s === "needs-authorization" || s === "authorizing") await authBinding.waitAuthorized(signal);
+      else if (err?.name !== "AuthError") throw err;
       else if (s !== "authorized" || retried >= 2) throw authBinding.lastError() ?? err;
-      opts.early = null;
     }
   }
 }

@@ -1,0 +1,104 @@
+// connect with mcplive/oauth, end to end in Node through the real wasm,
+// against a small scripted MCP server behind a scripted authorization server
+// (both node:http on 127.0.0.1): the lists are walked once authorized; a
+// user's step that takes longer than a request may still ends in a
+// connected client; a new authorization lists every list again.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { createHash } from "node:crypto";
+import { connect } from "../index.js";
+import { oauth } from "../src/oauth/index.js";
+
+let base, server;
+const seen = { listed: 0, tokens: [] };
+let tools = ["alpha"];
+let currentToken = null;
+
+const send = (res, status, body, headers = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+};
+
+before(async () => {
+  const codes = new Map();
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url, base);
+    let body = "";
+    for await (const c of req) body += c;
+    if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return send(res, 200, { resource: `${base}/mcp`, authorization_servers: [`${base}/as`] });
+    if (url.pathname === "/.well-known/oauth-authorization-server/as") {
+      return send(res, 200, { issuer: `${base}/as`, authorization_endpoint: `${base}/as/authorize`, token_endpoint: `${base}/as/token`, registration_endpoint: `${base}/as/register`, code_challenge_methods_supported: ["S256"] });
+    }
+    if (url.pathname === "/as/register") return send(res, 201, { client_id: "c1" });
+    if (url.pathname === "/as/token") {
+      const p = new URLSearchParams(body);
+      const c = codes.get(p.get("code"));
+      if (!c || createHash("sha256").update(p.get("code_verifier")).digest("base64url") !== c) return send(res, 400, { error: "invalid_grant" });
+      currentToken = `at-${seen.tokens.length + 1}`;
+      seen.tokens.push(currentToken);
+      return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600 });
+    }
+    if (url.pathname === "/as/authorize") {
+      const code = `code-${codes.size + 1}`;
+      codes.set(code, url.searchParams.get("code_challenge"));
+      const cb = new URL(url.searchParams.get("redirect_uri"));
+      cb.searchParams.set("code", code);
+      cb.searchParams.set("state", url.searchParams.get("state"));
+      res.writeHead(302, { location: cb.href }).end();
+      return;
+    }
+    if (url.pathname !== "/mcp") return send(res, 404, {});
+    if (req.method !== "POST") return send(res, 405, {});
+    if (!currentToken || req.headers.authorization !== `Bearer ${currentToken}`) {
+      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+      return;
+    }
+    const msg = JSON.parse(body);
+    if (msg.id === undefined) return res.writeHead(202).end();
+    const result = (r) => send(res, 200, { jsonrpc: "2.0", id: msg.id, result: r });
+    switch (msg.method) {
+      case "initialize":
+        return result({ protocolVersion: "2025-11-25", capabilities: { tools: { listChanged: true } }, serverInfo: { name: "scripted", version: "1" } });
+      case "tools/list":
+        seen.listed++;
+        return result({ tools: tools.map((name) => ({ name, inputSchema: { type: "object" } })) });
+      default:
+        return send(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "no" } });
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => server.close());
+
+/** follow is the user's step: it follows the authorization URL to its redirect, after delayMs. */
+const follow = (delayMs) => async (authorizationUrl) => {
+  await new Promise((r) => setTimeout(r, delayMs));
+  const res = await fetch(authorizationUrl, { redirect: "manual" });
+  return new URL(res.headers.get("location"), authorizationUrl).href;
+};
+
+test("connect through the authorization, even when the user's step outlasts a request's timeout; a new authorization re-lists", async () => {
+  // The user takes 3× requestTimeoutMs: the request that was refused times out
+  // meanwhile, and connect connects again once the authorization is done.
+  const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(1500) });
+  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
+  try {
+    assert.equal(client.auth, auth);
+    assert.deepEqual(client.tools.get().items.map((t) => t.name), ["alpha"]);
+    assert.equal(auth.get().status, "authorized");
+    assert.equal(auth.get().issuer, `${base}/as`);
+    // Another authorization (here: sign out, then the server refuses, and the
+    // authorize option signs in again): every list is listed again.
+    tools = ["alpha", "beta"];
+    const relisted = new Promise((resolve) => client.on("change", (ev) => ev.kind === "tools" && ev.added.some((t) => t.name === "beta") && resolve(ev)));
+    currentToken = null;
+    await auth.signOut();
+    const ev = await relisted;
+    assert.equal(ev.cause, "refresh");
+    assert.equal(seen.tokens.length, 2, "a second authorization");
+  } finally {
+    await client.close();
+  }
+});
