@@ -42,6 +42,9 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
   const status = createStore("connecting");
   let info = null;
   let closing = null;
+  // Set once the client is built; a close before that (the connection closed
+  // by itself during connect) has nothing to unbind yet.
+  let offAuthorized = () => {};
 
   /** request runs one operation on the Go client (wasm/ops.go). */
   function request(op, args, opts, onProgress, allowed = CALL_OPTIONS) {
@@ -191,7 +194,7 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
 
   // Lists may differ per authorization: a new one (a sign-in, a step-up,
   // another user, a sign-out) lists every list again.
-  const offAuthorized = authBinding ? authBinding.onAuthorized(() => closing || refresh().catch(() => {})) : () => {};
+  if (authBinding && !closing) offAuthorized = authBinding.onAuthorized(() => closing || refresh().catch(() => {}));
 
   function close() {
     if (!closing) {
