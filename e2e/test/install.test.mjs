@@ -8,7 +8,8 @@
 //
 // The apps take vite, react, svelte and esbuild from e2e/node_modules (a
 // node_modules link in the folder above them), so only the mcplive tarball
-// is installed, offline, per app.
+// and its one dependency (oauth4webapi, from npm's cache when it is there)
+// are installed per app.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -93,7 +94,7 @@ async function setUp(ws) {
   symlinkSync(join(E2E, "node_modules"), join(dir, "node_modules"));
   symlinkSync(ROOT, join(dir, "mcplive"));
   const install = readFileSync(join(SNIPPETS, "install.sh"), "utf8");
-  const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_offline: "true" };
+  const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_prefer_offline: "true" };
   const out = {};
   await Promise.all(
     Object.entries(apps(ws)).map(async ([name, files]) => {
@@ -220,7 +221,9 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       assert.equal(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies?.mcplive, `file:mcplive-${version}.tgz`);
       const pkg = join(dir, "node_modules", "mcplive");
       assert.equal(lstatSync(pkg).isSymbolicLink(), false, `${pkg} is a symlink`);
-      assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "index.d.ts", "index.js", "mcplive.wasm", "package.json", "src", "wasm_exec.js"]);
+      assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "index.d.ts", "index.js", "mcplive.wasm", "oauth-node.d.ts", "oauth.d.ts", "package.json", "src", "wasm_exec.js"]);
+      // Its one run-time dependency, for mcplive/oauth only.
+      assert.ok(JSON.parse(readFileSync(join(dir, "node_modules", "oauth4webapi", "package.json"), "utf8")).version.startsWith("3.8."), "oauth4webapi 3.8.x installed with mcplive");
     }
   });
 
