@@ -22,7 +22,9 @@ import { startDemo, buildDemo, freePort, ROOT } from "../lib/demo-server.mjs";
 const skip = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
 const E2E = join(ROOT, "e2e");
 const SNIPPETS = join(E2E, "snippets");
-const README_URL = "ws://127.0.0.1:8080/mcp";
+// The snippets' URLs, replaced by this test server's: the quick start connects over
+// Streamable HTTP, the framework snippets over WebSocket.
+const README_URLS = { ws: "ws://127.0.0.1:8080/mcp", http: "http://127.0.0.1:8080/mcp" };
 const ANON_TOOLS = ["add", "echo", "login", "now", "whoami"];
 const ALICE_TOOLS = ["add", "echo", "logout", "now", "random_number", "search", "uppercase", "whoami", "word_count"];
 const run = promisify(execFile);
@@ -34,7 +36,11 @@ const HTML = (body, src) => `<!doctype html>
 
 /** The apps, file by file: snippets (with this test's server URL) and a little scaffolding. */
 function apps(ws) {
-  const snippet = (name) => readFileSync(join(SNIPPETS, name), "utf8").replaceAll(README_URL, ws);
+  const snippet = (name) => {
+    const src = readFileSync(join(SNIPPETS, name), "utf8").replaceAll(README_URLS.ws, ws).replaceAll(README_URLS.http, ws.replace(/^ws:/, "http:"));
+    assert.ok(!src.includes("127.0.0.1:8080"), `${name}: a URL of the demo's default port is left: add it to README_URLS`);
+    return src;
+  };
   return {
     react: {
       "vite.config.js": `import { defineConfig } from "vite";\nimport react from "@vitejs/plugin-react";\n\nexport default defineConfig({ plugins: [react()] });\n`,
