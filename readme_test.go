@@ -221,9 +221,9 @@ func TestReadmeCodeBlocks(t *testing.T) {
 func TestReadmeCodeBlocksCheckerFails(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
-		"e2e/snippets/a.js":          "console.log(1);\n",
-		"example_x_test.go":          "package x\n\nfunc ExampleA() {\n\tfmt.Println(1)\n}\n",
-		"js/test/types/a.ts":         "declare const x: number;\nconsole.log(x);\n",
+		"e2e/snippets/a.js":           "console.log(1);\n",
+		"example_x_test.go":           "package x\n\nfunc ExampleA() {\n\tfmt.Println(1)\n}\n",
+		"js/test/types/a.ts":          "declare const x: number;\nconsole.log(x);\n",
 		"js/test/types/tsconfig.json": `{"files": ["a.ts"]}`,
 	}
 	read := func(name string) (string, error) {
@@ -396,9 +396,9 @@ func TestReadmeShape(t *testing.T) {
 	assertNoErr(t, err, "read js/README.md")
 	jsParagraphs := strings.Split(string(jsReadme), "\n\n")
 	for name, text := range map[string]string{
-		"js/package.json's description":       manifest.Description,
-		"js/index.js's top comment":           strings.Join(top, " "),
-		"js/README.md's first paragraph":      strings.Join(strings.Fields(jsParagraphs[min(1, len(jsParagraphs)-1)]), " "),
+		"js/package.json's description":  manifest.Description,
+		"js/index.js's top comment":      strings.Join(top, " "),
+		"js/README.md's first paragraph": strings.Join(strings.Fields(jsParagraphs[min(1, len(jsParagraphs)-1)]), " "),
 	} {
 		for _, s := range says {
 			if !strings.Contains(text, s) {
