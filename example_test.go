@@ -11,7 +11,7 @@ import (
 // Connect, render the tools as they change, and call one.
 func ExampleConnect() {
 	ctx := context.Background()
-	c, err := mcplive.Connect(ctx, "ws://127.0.0.1:8080/mcp", &mcplive.Options{
+	c, err := mcplive.Connect(ctx, "http://127.0.0.1:8080/mcp", &mcplive.Options{
 		ClientInfo: mcplive.Implementation{Name: "my-app", Version: "1.0.0"},
 	})
 	if err != nil {

@@ -36,7 +36,7 @@ const modernVersion = "2026-07-28"
 // a clone of http.DefaultTransport (its proxy and TLS settings apply).
 // Compiled to WebAssembly they go through the JavaScript fetch API with
 // streamed bodies, in browsers and in Node (http_js.go); a page's server
-// must allow its origin (see the README on CORS). Redirects that keep the
+// must allow its origin (see docs/transports-and-cors.md). Redirects that keep the
 // method (307, 308) are followed; one that would turn a POST into a GET
 // (301, 302, 303) fails with an error that says so (fetch follows
 // redirects itself).

@@ -4,7 +4,7 @@ package mcplive
 // encoder: jsonwire.go and jsonwire_results.go read without its decoder, and
 // with both gone the wasm links nothing of encoding/json but its types
 // (json.RawMessage): the encoder's going took 221 KB of code and 55 KB of
-// brotli out of the wasm (README, "The wasm's size").
+// brotli out of the wasm (docs/wasm-size.md).
 //
 // writeJSON writes what json.Marshal writes (the same bytes) for the values
 // this package sends: nil, strings, bools, numbers, json.RawMessage (compacted

@@ -72,7 +72,7 @@ const CFG = SMOKE
     };
 
 // BENCH_BURST_RUNS overrides the burst's runs per client (its times are
-// bimodal over WebSocket: see README).
+// bimodal over WebSocket: see bench/HISTORY.md).
 if (process.env.BENCH_BURST_RUNS) CFG.burst.runs = Number(process.env.BENCH_BURST_RUNS);
 const BEFORE = process.env.BENCH_BEFORE || "";
 const AFTER = process.env.BENCH_AFTER || "";

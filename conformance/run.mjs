@@ -18,7 +18,7 @@
 // cannot pass today, each with its reason and the checks it is known to fail;
 // the run fails when any other scenario fails, when a listed one fails another
 // check, and when a listed one passes (the list is then stale: remove the
-// entry, and update README.md's Conformance section).
+// entry, and update docs/conformance.md).
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node:fs";
@@ -88,7 +88,7 @@ const SCENARIOS = [
 // "revision:scenario" → why it cannot pass, and the checks (ids) it is known
 // to fail: a failing or warning check outside that list fails the run too,
 // so an expected failure cannot hide a new regression in the same scenario.
-// Keep README.md's Conformance section in step.
+// Keep docs/conformance.md in step.
 const EXPECTED_FAILURES = {};
 
 // Checks whose outcome depends on wall-clock timing on a loaded machine: when
@@ -202,7 +202,7 @@ async function main() {
   console.log(`\n${counts["expected failure"]} expected failures (reasons above)`);
   console.log(`conformance: ${counts.pass} passed, ${unexpected} failed`);
   if (unexpected > 0) {
-    console.log("Unexpected results: a FAIL is a regression (or a new requirement); an UNEXPECTED PASS means EXPECTED_FAILURES in conformance/run.mjs and README.md's Conformance section are stale.");
+    console.log("Unexpected results: a FAIL is a regression (or a new requirement); an UNEXPECTED PASS means EXPECTED_FAILURES in conformance/run.mjs and docs/conformance.md are stale.");
     process.exit(1);
   }
 }

@@ -1,2 +1,6 @@
-// mcplive: live MCP catalogs over a WebSocket. See index.d.ts for the API.
+// mcplive: an MCP client for web apps, browser-based agents and Node, written in
+// Go and compiled to WebAssembly. It keeps reactive stores of a server's tools,
+// prompts, resources and resource templates in sync over Streamable HTTP
+// (http://, https://) or a WebSocket (ws://, wss://), in MCP 2025-11-25 and
+// 2026-07-28. See index.d.ts for the API.
 export { connect } from "./src/connect.js";

@@ -15,9 +15,9 @@
 # initialisation at every start stay out too: 33 KB brotli, 180 KB raw and
 # 128 KB of linear memory, measured 2026-12-02), and adds two hooks,
 # Conn.SetTextReader and Conn.SetTextWriter, through which the npm package's
-# loader moves a text message's bytes into and out of Go's memory (README,
-# "The wasm's size"); the rest of the package is upstream's. When the module's version changes
-# and the patch no longer applies, this fails and says so.
+# loader moves a text message's bytes into and out of Go's memory
+# (docs/wasm-size.md); the rest of the package is upstream's. When the
+# module's version changes and the patch no longer applies, this fails and says so.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/.build/wasm"

@@ -1,7 +1,7 @@
 import { connect } from "mcplive";
 
-// Resolves after initialize and the first full sync of every list.
-const client = await connect("ws://127.0.0.1:8080/mcp", { clientInfo: { name: "my-app", version: "1.0.0" } });
+// Resolves after the session opened and the first full sync of every list.
+const client = await connect("http://127.0.0.1:8080/mcp", { clientInfo: { name: "my-app", version: "1.0.0" } });
 
 // A store calls back at once, then after every change of its list.
 const stop = client.tools.subscribe(({ items, status, version }) => {

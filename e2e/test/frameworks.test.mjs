@@ -91,7 +91,12 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
         export { mount, unmount, flushSync as svelteFlush } from "svelte";
       `),
       // The quick start as written, with this test server's URL.
-      readFile(join(SNIPPETS, "quickstart.js"), "utf8").then((src) => bundle(src.replace("ws://127.0.0.1:8080/mcp", `ws://127.0.0.1:${port}/mcp`))),
+      // (over Streamable HTTP, as the README's quick start connects).
+      readFile(join(SNIPPETS, "quickstart.js"), "utf8").then((src) => {
+        const ours = src.replace("http://127.0.0.1:8080/mcp", `http://127.0.0.1:${port}/mcp`);
+        assert.ok(ours !== src && !ours.includes("127.0.0.1:8080"), "quickstart.js: connects to http://127.0.0.1:8080/mcp no longer: update this test");
+        return bundle(ours);
+      }),
     ]);
     writeFileSync(join(dir, "index.html"), PAGE);
     writeFileSync(join(dir, "frameworks.js"), frameworks);
@@ -222,7 +227,9 @@ describe("README snippets, run in headless Chromium", { skip }, () => {
 });
 
 test("the README's snippets are these tested files, verbatim", async () => {
-  const docs = [join(ROOT, "README.md"), join(ROOT, "js", "README.md")];
+  // The README, the package's README, CONTRIBUTING.md and every page of docs/.
+  const docs = [join(ROOT, "README.md"), join(ROOT, "js", "README.md"), join(ROOT, "CONTRIBUTING.md")];
+  for (const f of (await readdir(join(ROOT, "docs"))).filter((f) => f.endsWith(".md")).sort()) docs.push(join(ROOT, "docs", f));
   const found = new Set();
   for (const doc of docs) {
     const md = await readFile(doc, "utf8");

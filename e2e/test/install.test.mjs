@@ -23,7 +23,9 @@ import { startDemo, buildDemo, freePort, ROOT } from "../lib/demo-server.mjs";
 const skip = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
 const E2E = join(ROOT, "e2e");
 const SNIPPETS = join(E2E, "snippets");
-const README_URL = "ws://127.0.0.1:8080/mcp";
+// The snippets' URLs, replaced by this test server's: the quick start connects over
+// Streamable HTTP, the framework snippets over WebSocket.
+const README_URLS = { ws: "ws://127.0.0.1:8080/mcp", http: "http://127.0.0.1:8080/mcp" };
 const ANON_TOOLS = ["add", "echo", "login", "now", "whoami"];
 const ALICE_TOOLS = ["add", "echo", "logout", "now", "random_number", "search", "uppercase", "whoami", "word_count"];
 const run = promisify(execFile);
@@ -35,7 +37,11 @@ const HTML = (body, src) => `<!doctype html>
 
 /** The apps, file by file: snippets (with this test's server URL) and a little scaffolding. */
 function apps(ws) {
-  const snippet = (name) => readFileSync(join(SNIPPETS, name), "utf8").replaceAll(README_URL, ws);
+  const snippet = (name) => {
+    const src = readFileSync(join(SNIPPETS, name), "utf8").replaceAll(README_URLS.ws, ws).replaceAll(README_URLS.http, ws.replace(/^ws:/, "http:"));
+    assert.ok(!src.includes("127.0.0.1:8080"), `${name}: a URL of the demo's default port is left: add it to README_URLS`);
+    return src;
+  };
   return {
     react: {
       "vite.config.js": `import { defineConfig } from "vite";\nimport react from "@vitejs/plugin-react";\n\nexport default defineConfig({ plugins: [react()] });\n`,
@@ -195,12 +201,17 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       throw new Error(`${sel}: want "${text}"; the page shows ${JSON.stringify(have)}; problems: ${JSON.stringify(page.problems)}: ${err.message}`);
     }
   }
-  /** connections waits until the demo server has n MCP connections, and fails if it does not get there. */
+  /**
+   * connections waits until the demo server has n MCP connections over WebSocket (the
+   * apps' transport), and fails if it does not get there. The Node quick start's
+   * connection is over Streamable HTTP, which the demo server forgets a minute after
+   * its last request: it is not counted.
+   */
   async function connections(n, timeout = 10_000) {
     const deadline = Date.now() + timeout;
     let have;
     for (;;) {
-      have = (await server.control("GET", "connections")).connections.length;
+      have = (await server.control("GET", "connections")).connections.filter((c) => c.transport === "websocket").length;
       if (have === n) return;
       if (Date.now() > deadline) assert.fail(`the server has ${have} connections, want ${n}`);
       await new Promise((r) => setTimeout(r, 50));
