@@ -153,6 +153,7 @@ test_js() {
   need_node
   need_chromium # js/test/browser.test.js runs the package in headless Chromium
   npm_ci js
+  npm_ci authserver # js/test/oauth-real*.test.js: a real authorization server (oidc-provider)
   say "JS package tests (node:test, real wasm, real server)"
   (cd js && npm test)
 }

@@ -101,16 +101,16 @@ const provider = new Provider(issuer, {
 
 provider.on("authorization.accepted", () => stats.authorization++);
 provider.on("registration_create.success", () => stats.registration++);
-provider.on("revocation.success", () => stats.revocation++);
-provider.on("introspection.success", () => stats.introspection++);
 provider.on("grant.error", (ctx) => ctx.oidc?.params?.grant_type === "refresh_token" && stats.refreshErrors++);
 // Every token request, by grant type, whether it succeeds or not.
 provider.use(async (ctx, next) => {
   await next();
-  if (ctx.oidc?.route === "token") {
+  const route = ctx.oidc?.route;
+  if (route === "token") {
     const gt = ctx.oidc.params?.grant_type;
     if (gt in stats.token) stats.token[gt]++;
   }
+  if ((route === "revocation" || route === "introspection") && ctx.status === 200) stats[route]++;
 });
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
