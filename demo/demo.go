@@ -43,6 +43,10 @@ type config struct {
 	// only "2025-11-25", to watch a client fall back); empty = all that
 	// go-sdk speaks.
 	Revisions []string
+	// AuthIssuer, when set, adds the protected endpoint /protected/mcp
+	// (protected.go): tokens of this authorization server
+	// (authserver/server.mjs), introspected with AuthSecret.
+	AuthIssuer, AuthSecret string
 }
 
 // defaultOrigins are the Origin patterns /mcp accepts besides its own
@@ -66,6 +70,7 @@ type demo struct {
 	modernHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2026-07-28 (stateless)
 	origins    []string                   // Origin patterns /mcp accepts besides its own origin
 	handler    http.Handler
+	mux        *http.ServeMux  // handler's routes (enableProtected adds to them)
 	ctx        context.Context // ends at shutdown: Streamable HTTP requests in flight
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup // goroutines that watch 2025-11-25 HTTP sessions
@@ -167,6 +172,7 @@ func newDemo(cfg config) (*demo, error) {
 	mux.Handle("/js/", http.StripPrefix("/js/", staticFiles(http.FS(os.DirFS(cfg.JSDir)))))
 	mux.Handle("/", staticFiles(http.FS(page)))
 	d.handler = mux
+	d.mux = mux
 
 	if cfg.Churn > 0 {
 		d.setChurn(cfg.Churn)
