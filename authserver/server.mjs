@@ -123,7 +123,7 @@ const page = (title, body) => `<!doctype html>
   h1 { font-size: 20px; margin: 0 0 6px; } p { margin: 6px 0 14px; color: #4a5263; }
   label { display: block; font-size: 13px; margin: 10px 0 4px; color: #4a5263; }
   input { width: 100%; box-sizing: border-box; font: inherit; padding: 8px 10px; border: 1px solid #c4cad6; border-radius: 6px; }
-  ul { padding-left: 20px; margin: 8px 0 16px; } code { background: #eef0f4; padding: 1px 5px; border-radius: 4px; }
+  ul { padding-left: 20px; margin: 8px 0 16px; } code { overflow-wrap: anywhere; background: #eef0f4; padding: 1px 5px; border-radius: 4px; }
   .row { display: flex; gap: 8px; margin-top: 16px; }
   button { font: inherit; padding: 8px 16px; border-radius: 6px; border: 1px solid #2f5bd3; background: #2f5bd3; color: #fff; cursor: pointer; flex: 1; }
   button.secondary { background: #fff; color: #2f5bd3; }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -170,6 +171,13 @@ func newDemo(cfg config) (*demo, error) {
 	mux.HandleFunc("/mcp", d.serveMCP)
 	mux.Handle("/control/", d.requireAdmin(d.controlHandler()))
 	mux.Handle("/js/", http.StripPrefix("/js/", staticFiles(http.FS(os.DirFS(cfg.JSDir)))))
+	// mcplive/oauth's one dependency, for the page's sign-in (static/auth.js;
+	// the page's import map names it): /js/ serves no node_modules.
+	mux.HandleFunc("GET /vendor/oauth4webapi.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFile(w, r, filepath.Join(cfg.JSDir, "node_modules", "oauth4webapi", "build", "index.js"))
+	})
 	mux.Handle("/", staticFiles(http.FS(page)))
 	d.handler = mux
 	d.mux = mux

@@ -38,7 +38,7 @@ const signOut = h("button", { type: "button", id: "oauth-signout", class: "secon
 const card = h(
   "section",
   { class: "card", id: "sit-oauth", hidden: true },
-  h("h3", {}, h("span", { class: "num alt", "aria-hidden": "true" }, "⚿"), "Sign in (OAuth)"),
+  h("h3", {}, h("span", { class: "num alt", "aria-hidden": "true" }, "→"), "Sign in (OAuth)"),
   h("p", { class: "hint" }, "The protected endpoint ", h("code", {}, "/protected/mcp"), " is behind MCP authorization: a real authorization server (oidc-provider) with a login and consent page. Sign in as ", h("code", {}, "alice"), " / ", h("code", {}, "wonderland"), ". A protected server in the URL field signs in here too."),
   h("div", { class: "row" }, signIn, signOut),
   status,
