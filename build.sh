@@ -116,8 +116,25 @@ cmd_build() { build_wasm; }
 
 cmd_demo() {
   build_wasm
-  say "serving the demo on http://${ADDR:-127.0.0.1:8080}"
-  exec go run ./demo -addr "${ADDR:-127.0.0.1:8080}" "$@"
+  local addr=${ADDR:-127.0.0.1:8080}
+  # The protected mode: an authorization server (authserver/, oidc-provider)
+  # for the demo's /protected/mcp. It reads its stdin from this shell (fd 3)
+  # and exits when the shell does.
+  npm_ci authserver
+  local tmp; tmp=$(mktemp -d)
+  local secret; secret=$(node -e 'console.log(require("crypto").randomBytes(18).toString("base64url"))')
+  exec 3> >(exec node authserver/server.mjs --port "${AUTH_PORT:-0}" --resource "http://$addr/protected/mcp" \
+    --origin "http://$addr" --introspection-secret "$secret" >"$tmp/as.json" 2>"$tmp/as.log")
+  local issuer="" i
+  for i in $(seq 1 100); do
+    issuer=$(node -e 'try { console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]).issuer) } catch {}' "$tmp/as.json")
+    [ -n "$issuer" ] && break
+    sleep 0.1
+  done
+  [ -n "$issuer" ] || die "the authorization server did not start: $(cat "$tmp/as.log")"
+  say "authorization server (sign in as alice / wonderland): $issuer"
+  say "serving the demo on http://$addr"
+  MCPLIVE_AUTH_SECRET=$secret go run ./demo -addr "$addr" -auth-issuer "$issuer" "$@"
 }
 
 test_go() {
@@ -153,6 +170,7 @@ test_js() {
   need_node
   need_chromium # js/test/browser.test.js runs the package in headless Chromium
   npm_ci js
+  npm_ci authserver # js/test/oauth-real*.test.js: a real authorization server (oidc-provider)
   say "JS package tests (node:test, real wasm, real server)"
   (cd js && npm test)
 }

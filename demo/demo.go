@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,10 @@ type config struct {
 	// only "2025-11-25", to watch a client fall back); empty = all that
 	// go-sdk speaks.
 	Revisions []string
+	// AuthIssuer, when set, adds the protected endpoint /protected/mcp
+	// (protected.go): tokens of this authorization server
+	// (authserver/server.mjs), introspected with AuthSecret.
+	AuthIssuer, AuthSecret string
 }
 
 // defaultOrigins are the Origin patterns /mcp accepts besides its own
@@ -66,6 +71,7 @@ type demo struct {
 	modernHTTP *mcp.StreamableHTTPHandler // /mcp over Streamable HTTP, 2026-07-28 (stateless)
 	origins    []string                   // Origin patterns /mcp accepts besides its own origin
 	handler    http.Handler
+	mux        *http.ServeMux  // handler's routes (enableProtected adds to them)
 	ctx        context.Context // ends at shutdown: Streamable HTTP requests in flight
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup // goroutines that watch 2025-11-25 HTTP sessions
@@ -165,8 +171,16 @@ func newDemo(cfg config) (*demo, error) {
 	mux.HandleFunc("/mcp", d.serveMCP)
 	mux.Handle("/control/", d.requireAdmin(d.controlHandler()))
 	mux.Handle("/js/", http.StripPrefix("/js/", staticFiles(http.FS(os.DirFS(cfg.JSDir)))))
+	// mcplive/oauth's one dependency, for the page's sign-in (static/auth.js;
+	// the page's import map names it): /js/ serves no node_modules.
+	mux.HandleFunc("GET /vendor/oauth4webapi.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFile(w, r, filepath.Join(cfg.JSDir, "node_modules", "oauth4webapi", "build", "index.js"))
+	})
 	mux.Handle("/", staticFiles(http.FS(page)))
 	d.handler = mux
+	d.mux = mux
 
 	if cfg.Churn > 0 {
 		d.setChurn(cfg.Churn)

@@ -109,6 +109,11 @@ func (d *demo) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	d.serveHTTPAs(w, r, user)
+}
+
+// serveHTTPAs serves Streamable HTTP for user ("" for none).
+func (d *demo) serveHTTPAs(w http.ResponseWriter, r *http.Request, user string) {
 	// Requests in flight (event streams above all) end at shutdown.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()

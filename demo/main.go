@@ -72,6 +72,8 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 	fs.Var(&origins, "allow-origin", "extra Origin `pattern`s allowed on /mcp, comma-separated or repeated (\"example.com\", \"*.example.com:*\", \"https://app.example.com\")")
 	fs.IntVar(&cfg.PageSize, "page-size", 5, "items per page of every list")
 	fs.Var(&revisions, "revisions", "the protocol `revision`s the server speaks, comma-separated or repeated (e.g. 2025-11-25, to watch a client fall back; default: all that go-sdk speaks)")
+	fs.StringVar(&cfg.AuthIssuer, "auth-issuer", "", "authorization server `URL` (authserver/server.mjs): serve /protected/mcp, whose tokens it issues (./build.sh demo starts one)")
+	fs.StringVar(&cfg.AuthSecret, "auth-secret", "", "the secret the protected endpoint introspects tokens with (default: $MCPLIVE_AUTH_SECRET)")
 	fs.DurationVar(&cfg.Churn, "churn", 0, "flip a resource or template online/offline at this `interval` (e.g. 3s; 0 = off)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: demo [flags]\n\nThe mcplive demo MCP server (see demo/README.md).\n\n")
@@ -88,6 +90,9 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 	}
 	if cfg.Churn < 0 {
 		return cfg, fmt.Errorf("-churn must not be negative")
+	}
+	if cfg.AuthSecret == "" {
+		cfg.AuthSecret = getenv("MCPLIVE_AUTH_SECRET")
 	}
 	cfg.AllowOrigins = origins
 	cfg.Revisions = revisions
@@ -131,6 +136,12 @@ func run(ctx context.Context, cfg config) error {
 		page, d.adminToken, pageBase(ln.Addr()))
 
 	errc := make(chan error, 1)
+	if cfg.AuthIssuer != "" {
+		if err := d.enableProtected(base, cfg.AuthIssuer, cfg.AuthSecret); err != nil {
+			return err
+		}
+		d.log.Info("protected endpoint (MCP authorization)", "mcp_http", base+protectedPath, "issuer", cfg.AuthIssuer)
+	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:

@@ -11,6 +11,7 @@ import { createPanel, listStatusText } from "./panels.js";
 import { createLog } from "./log.js";
 import { toolForm, promptForm, templateVariables, expandTemplate } from "./schema-form.js";
 import { createAdmin } from "./admin.js";
+import { authFor } from "./auth.js";
 
 const KINDS = ["tools", "prompts", "resources", "resourceTemplates"];
 const KEY = { tools: (t) => t.name, prompts: (p) => p.name, resources: (r) => r.uri, resourceTemplates: (t) => t.uriTemplate };
@@ -159,7 +160,10 @@ async function connectTo(u, { retry = false } = {}) {
     showStatus("connecting");
     const t0 = performance.now();
     try {
-      const c = await connect(dialURL(u), {
+      const target = dialURL(u);
+      const c = await connect(target, {
+        // MCP authorization for another Streamable HTTP server, or the protected endpoint (auth.js).
+        ...(transportOf(u) === "http" && !isOwn(u) ? { auth: authFor(target.href) } : {}),
         clientInfo: { name: "mcplive-demo-page", version: "0.1.0" },
         reconnect: { initialDelayMs: 250, maxDelayMs: 4000 },
         dialTimeoutMs: 5000,

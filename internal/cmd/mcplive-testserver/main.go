@@ -39,6 +39,13 @@
 //	                                           and header: value (else 403); {} lifts both
 //	/control/requests         {}               {"ok":true,"requests":[{"method","rpc","authorization","header"}]}
 //	                                           the Streamable HTTP requests so far (rpc: Mcp-Method)
+//	/control/oauth            {"resource","issuer","introspection","clientId","clientSecret","origins"?}
+//	                                           from now on Streamable HTTP on /mcp is a protected resource
+//	                                           (internal/protect): tokens of issuer, checked by introspection,
+//	                                           audience resource, scope tools:read; a tool named admin_*
+//	                                           needs tools:admin (else 403 insufficient_scope); its
+//	                                           metadata at /.well-known/oauth-protected-resource/mcp;
+//	                                           CORS for origins. {"off":true} lifts it
 //
 // A WebSocket handshake on /mcp?greet=1 gets a server that speaks first: it
 // sends a ping (id "greet-1") as soon as the socket is open, before the
@@ -59,12 +66,14 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/mcplive/mcplive/internal/childserver"
+	"github.com/mcplive/mcplive/internal/protect"
 	"github.com/mcplive/mcplive/mcpws"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,11 +105,25 @@ func main() {
 		if !s.admit(w, r) {
 			return
 		}
-		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
-			modernHTTP.ServeHTTP(w, r)
+		serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+				modernHTTP.ServeHTTP(w, r)
+				return
+			}
+			legacyHTTP.ServeHTTP(w, r)
+		})
+		if p := s.protected(); p != nil {
+			p.Wrap(serve).ServeHTTP(w, r)
 			return
 		}
-		legacyHTTP.ServeHTTP(w, r)
+		serve(w, r)
+	})
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if p := s.protected(); p != nil {
+			p.Metadata().ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
 	})
 	mux.HandleFunc("POST /control/{op}", s.control)
 	if *static != "" {
@@ -172,6 +195,13 @@ type testServer struct {
 	header    string            // required header ("": none) and its value
 	value     string
 	requests  []httpRequest
+	protector *protect.Protector // nil: /mcp is not a protected resource
+}
+
+func (s *testServer) protected() *protect.Protector {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.protector
 }
 
 // httpRequest is one Streamable HTTP request as /control/requests reports it.
@@ -460,6 +490,30 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 		json.Unmarshal(body, &q)
 		s.mu.Lock()
 		s.token, s.header, s.value = q.Token, q.Header, q.Value
+		s.mu.Unlock()
+	case "oauth":
+		var q struct {
+			Off                                                     bool
+			Resource, Issuer, Introspection, ClientID, ClientSecret string
+			Origins                                                 []string
+		}
+		json.Unmarshal(body, &q)
+		var p *protect.Protector
+		if !q.Off {
+			var err error
+			p, err = protect.New(protect.Config{
+				Resource: q.Resource, Issuer: q.Issuer, IntrospectionURL: q.Introspection, ClientID: q.ClientID, ClientSecret: q.ClientSecret,
+				Scope: "tools:read", AdminScope: "tools:admin",
+				AdminTool:   func(name string) bool { return strings.HasPrefix(name, "admin_") },
+				AllowOrigin: func(o string) bool { return slices.Contains(q.Origins, o) },
+			})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		s.mu.Lock()
+		s.protector = p
 		s.mu.Unlock()
 	case "requests":
 		s.mu.Lock()

@@ -197,7 +197,9 @@ export function oauth(config = {}) {
     }
     stepUps.set(scope, n);
     const started = await flow.startAuthorization({ as, client, redirectUri, resource: prm.resource, scope, serverUrl });
-    await flows.set(`flow:${started.flow.state}`, started.flow);
+    // A public client's registration goes along with the flow: a full-page
+    // redirect's return finds it even when storage kept nothing (memory).
+    await flows.set(`flow:${started.flow.state}`, client.client_secret ? started.flow : { ...started.flow, client });
     prepared = { ...started, at: Date.now() };
     return prepared;
   }
@@ -222,6 +224,12 @@ export function oauth(config = {}) {
     if (Date.now() - f.createdAt > FLOW_TTL_MS) throw new OAuthError("state_mismatch", `${serverUrl}: the callback came after the flow expired`, { step: "callback", server: serverUrl });
     if (prepared?.flow.state === st) prepared = null;
     const as = await metadataFor(f.issuer);
+    if (f.client?.client_id === f.clientId && clients.get(as.issuer)?.client_id !== f.clientId) {
+      // The page was reloaded on the way (a full-page redirect) and its
+      // storage did not keep the registration: the flow's is the one the code is for.
+      clients.set(as.issuer, f.client);
+      await store("set", clientKey(as.issuer), f.client);
+    }
     const client = await clientFor(as);
     const t = await flow.finishAuthorization({ as, client, flow: f, callbackUrl: String(callbackUrl) }, ctx());
     tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope };
@@ -288,7 +296,7 @@ export function oauth(config = {}) {
       };
       const locks = globalThis.navigator?.locks;
       try {
-        tokens = locks?.request ? await locks.request(`mcplive-oauth:${tokensKey(binding)}`, run) : await run();
+        tokens = locks?.request ? await underLock(locks, `mcplive-oauth:${tokensKey(binding)}`, run) : await run();
         authorizedState();
         return tokens;
       } catch (err) {
@@ -450,6 +458,37 @@ export function oauth(config = {}) {
   };
 
   return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
+}
+
+/**
+ * How long a tab that refreshed keeps the lock after storing the new
+ * tokens. Chromium keeps a copy of localStorage in each renderer process
+ * and brings other processes' writes to it asynchronously: a tab that gets
+ * the lock right after the refresh can still read the spent refresh token
+ * (seen in js/test/oauth-browser.test.js: the second tab sent it 4 ms after
+ * the first tab's refresh, and oidc-provider, seeing a rotated refresh
+ * token reused, revoked the grant). The refreshing tab does not wait: it
+ * has its tokens at once; only the lock's release waits.
+ */
+const LOCK_LINGER_MS = 250;
+
+/** underLock runs fn holding the Web Lock name, resolving with its result before the lock is let go. */
+function underLock(locks, name, fn) {
+  return new Promise((resolve, reject) => {
+    locks
+      .request(name, async () => {
+        let v;
+        try {
+          v = await fn();
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        resolve(v);
+        await new Promise((r) => setTimeout(r, LOCK_LINGER_MS));
+      })
+      .catch(reject);
+  });
 }
 
 function hasSessionStorage() {
