@@ -8,8 +8,6 @@ export const APIS = Object.freeze(["openai-chat", "openai-responses", "anthropic
 /** The image types Anthropic's image blocks accept. */
 const ANTHROPIC_IMAGES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
-/** The marker of an AI SDK schema (what its jsonSchema() sets; Symbol.for, so no import). */
-const AI_SCHEMA = Symbol.for("vercel.ai.schema");
 
 export function checkAPI(api) {
   if (!APIS.includes(api)) throw new TypeError(`mcplive: hub: unknown model API ${JSON.stringify(api)} (use ${APIS.map((a) => JSON.stringify(a)).join(", ")})`);
@@ -32,9 +30,22 @@ export function aiSDKTool(item, callTool) {
   return Object.freeze({
     type: "dynamic",
     ...(d === undefined ? {} : { description: d }),
-    inputSchema: Object.freeze({ [AI_SCHEMA]: true, _type: undefined, jsonSchema: schema, validate: undefined }),
+    inputSchema: standardSchema(schema),
     execute: (input, options) => callTool(item.name, input ?? {}, options?.abortSignal ? { signal: options.abortSignal } : undefined),
     toModelOutput: ({ output }) => toolResultFor("ai-sdk", output),
+  });
+}
+
+/**
+ * standardSchema wraps a JSON Schema as a Standard Schema with its JSON
+ * Schema converter (standardschema.dev), which the AI SDK takes as a tool's
+ * inputSchema without an import of it. Validation is the server's: every
+ * value passes here. The converter gives a copy (the SDK may amend it).
+ */
+function standardSchema(schema) {
+  const copy = () => structuredClone(schema);
+  return Object.freeze({
+    "~standard": Object.freeze({ version: 1, vendor: "mcplive", validate: (value) => ({ value }), jsonSchema: Object.freeze({ input: copy, output: copy }) }),
   });
 }
 
