@@ -229,6 +229,8 @@ cmd_bench() {
     npm_ci bench
     say "browser benchmarks: mcplive vs the TypeScript SDK (a few minutes; results in bench/results/)"
     (cd bench && npm run bench)
+    say "hub benchmark: 20 servers x 500 tools in one hub (Node, real wasm)"
+    (cd bench && node --expose-gc --experimental-websocket --no-warnings hub.mjs)
   fi
 }
 

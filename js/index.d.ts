@@ -624,3 +624,254 @@ export interface Client {
  * Node 20 needs `--experimental-websocket` for `ws://` and `wss://`.
  */
 export function connect(url: string | URL, options?: ConnectOptions): Promise<Client>;
+
+// ---- the hub ---------------------------------------------------------------
+
+/** What the hub adds to every item: the id of its server, its fingerprint, whether it is stale. */
+export interface HubItemFields {
+  /** The hub id of the server that lists it. */
+  readonly server: string;
+  /** SHA-256 (hex) of the canonical JSON of its name, title, description, schemas and annotations (prompts: arguments; resources: uri, name, title, description, mimeType). */
+  readonly fingerprint: string;
+  /** True while its server is down or reconnecting: the last items it listed, not kept in sync. */
+  readonly stale: boolean;
+}
+
+/** Whether a tool was approved (`hub.approve`), and whether it changed since. */
+export type Approval = "none" | "approved" | "changed";
+
+/** A tool of the hub: the server's tool, with `name` the hub name and `serverName` the server's own. */
+export type HubTool = Tool & HubItemFields & { readonly serverName: string; readonly approval: Approval };
+/** A prompt of the hub: the server's prompt, with `name` the hub name and `serverName` the server's own. */
+export type HubPrompt = Prompt & HubItemFields & { readonly serverName: string };
+export type HubResource = Resource & HubItemFields;
+export type HubResourceTemplate = ResourceTemplate & HubItemFields;
+
+export interface HubListItems {
+  tools: HubTool;
+  prompts: HubPrompt;
+  resources: HubResource;
+  resourceTemplates: HubResourceTemplate;
+}
+
+/**
+ * The value of a merged store. `status` is the worst of the servers':
+ * `"error"` when one list failed (`error` is its error), `"stale"` when a
+ * server is down or reconnecting, else `"ready"` (`"unsupported"` when no
+ * server offers the kind).
+ */
+export interface HubListValue<T> {
+  readonly items: readonly T[];
+  readonly status: ListStatus;
+  readonly error: MCPLiveError | null;
+  /** Grows by one with each change of `items`. */
+  readonly version: number;
+}
+
+/** The state of one server of the hub. */
+export interface HubServer {
+  readonly id: string;
+  readonly url: string;
+  /** `"connecting"` until `add` resolves; `"unauthorized"` while its `auth` waits for the user. */
+  readonly status: ConnectionStatus | "unauthorized";
+  readonly error: Error | null;
+  /** `null` while connecting. */
+  readonly serverInfo: Implementation | null;
+  readonly protocolVersion: string | null;
+  /** Its `auth` option's state (`mcplive/oauth`), or `null`. */
+  readonly auth: import("./oauth.js").AuthState | null;
+}
+
+/** A changed item of a hub change event, and which of its fields changed. */
+export interface HubChangedItem<T> {
+  readonly item: T;
+  readonly previous: T;
+  /** E.g. `["description"]`, `["inputSchema"]`, `["approval"]`, `["stale"]`, `["name"]`. */
+  readonly fields: readonly string[];
+}
+
+/** One change of a merged store, caused by one server. */
+export interface HubChangeEvent<K extends ListKind = ListKind> {
+  readonly kind: K;
+  /** The id of the server whose change this is. */
+  readonly server: string;
+  readonly version: number;
+  readonly added: readonly HubListItems[K][];
+  readonly removed: readonly HubListItems[K][];
+  readonly changed: readonly HubChangedItem<HubListItems[K]>[];
+}
+
+export type AnyHubChangeEvent = { [K in ListKind]: HubChangeEvent<K> }[ListKind];
+
+/** Where approvals are kept (synchronous: an item's approval is known when it is published). */
+export interface ApprovalStorage {
+  get(key: string): string | undefined | null;
+  set(key: string, fingerprint: string): void;
+  delete(key: string): void;
+}
+
+export interface HubOptions {
+  /** The default `clientInfo` of every server's connection. */
+  clientInfo?: ConnectOptions["clientInfo"];
+  /**
+   * Replaces the default hub names (`<id>__<name>`, fitted to
+   * `^[a-zA-Z0-9_-]{1,64}$`). Its results must fit that pattern and be
+   * unique in the kind: a clash rejects `add`, naming both items (or, on a
+   * later re-list, leaves the newcomer out and logs it).
+   */
+  names?: (id: string, name: string, kind: "tools" | "prompts") => string;
+  /** The default `logger` of every server's connection, and the hub's. */
+  logger?: Logger;
+  /** Where approvals are kept: `memoryApprovals()` (the default) or `localStorageApprovals()`. */
+  approvals?: ApprovalStorage;
+}
+
+/** A filter of the hub: by server id, and by name (hub name, server name, URI or URI template: exact, `*` as wildcard, or a RegExp). */
+export type HubFilter =
+  | { server?: string | RegExp | readonly (string | RegExp)[]; include?: string | RegExp | readonly (string | RegExp)[]; exclude?: string | RegExp | readonly (string | RegExp)[] }
+  | ((item: HubListItems[ListKind], kind: ListKind) => boolean);
+
+/** The model APIs `toolsFor` speaks. */
+export type ModelAPI = "openai-chat" | "openai-responses" | "anthropic" | "ai-sdk";
+
+/** A JSON Schema object as the model APIs take it. */
+export type ToolParameters = { readonly [key: string]: unknown };
+
+/** OpenAI Chat Completions: a `ChatCompletionFunctionTool`. */
+export interface OpenAIChatTool {
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly description?: string; readonly parameters: ToolParameters };
+}
+/** OpenAI Responses: a `FunctionTool` (`strict: false`: MCP schemas rarely meet strict mode's rules). */
+export interface OpenAIResponsesTool {
+  readonly type: "function";
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: ToolParameters;
+  readonly strict: boolean;
+}
+/** Anthropic Messages: a `Tool`. */
+export interface AnthropicTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly input_schema: { readonly type: "object"; readonly [key: string]: unknown };
+}
+/** An AI SDK tool output (`ToolResultOutput`). */
+export type AISDKToolOutput =
+  | { type: "text"; value: string }
+  | { type: "json"; value: JSONValue }
+  | { type: "error-text"; value: string }
+  | { type: "content"; value: ({ type: "text"; text: string } | { type: "file"; data: { type: "data"; data: string }; mediaType: string })[] };
+/** An AI SDK dynamic tool whose `execute` calls the MCP tool through the hub. */
+export interface AISDKTool {
+  readonly type: "dynamic";
+  readonly description?: string;
+  /** A Standard Schema (standardschema.dev) with its JSON Schema converter: the tool's `inputSchema`. */
+  readonly inputSchema: {
+    readonly "~standard": {
+      readonly version: 1;
+      readonly vendor: string;
+      readonly validate: (value: unknown) => { readonly value: unknown };
+      readonly jsonSchema: { readonly input: (options: { readonly target: string }) => Record<string, unknown>; readonly output: (options: { readonly target: string }) => Record<string, unknown> };
+    };
+  };
+  execute(input: unknown, options: { abortSignal?: AbortSignal }): Promise<CallToolResult>;
+  toModelOutput(options: { toolCallId: string; input: unknown; output: any }): AISDKToolOutput;
+}
+/** An AI SDK `ToolSet`: hub name → tool. */
+export type AISDKToolSet = { readonly [name: string]: AISDKTool };
+
+export interface ToolsFor {
+  "openai-chat": readonly OpenAIChatTool[];
+  "openai-responses": readonly OpenAIResponsesTool[];
+  anthropic: readonly AnthropicTool[];
+  "ai-sdk": AISDKToolSet;
+}
+
+/** A model's tool call, in each API's shape (the fields `runTool` reads). */
+export interface ToolCalls {
+  /** A `ChatCompletionMessageFunctionToolCall`. */
+  "openai-chat": { readonly id: string; readonly function: { readonly name: string; readonly arguments: string } };
+  /** A `ResponseFunctionToolCall`. */
+  "openai-responses": { readonly call_id: string; readonly name: string; readonly arguments: string };
+  /** A `ToolUseBlock`. */
+  anthropic: { readonly id: string; readonly name: string; readonly input: unknown };
+}
+
+/** What each API takes back for a tool call. */
+export interface ToolResults {
+  /** A `ChatCompletionToolMessageParam` (text only). */
+  "openai-chat": { role: "tool"; tool_call_id: string; content: string };
+  /** A `ResponseInputItem.FunctionCallOutput` (text, images as data URLs). */
+  "openai-responses": {
+    type: "function_call_output";
+    call_id: string;
+    output: string | ({ type: "input_text"; text: string } | { type: "input_image"; image_url: string; detail: "auto" })[];
+  };
+  /** A `ToolResultBlockParam` (text, images, `is_error`). */
+  anthropic: {
+    type: "tool_result";
+    tool_use_id: string;
+    content?: ({ type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"; data: string } })[];
+    is_error?: boolean;
+  };
+  "ai-sdk": AISDKToolOutput;
+}
+
+/** Many servers as one live catalog. A frozen object of functions without `this`. */
+export interface Hub {
+  readonly tools: ReadableStore<HubListValue<HubTool>>;
+  readonly prompts: ReadableStore<HubListValue<HubPrompt>>;
+  readonly resources: ReadableStore<HubListValue<HubResource>>;
+  readonly resourceTemplates: ReadableStore<HubListValue<HubResourceTemplate>>;
+  /** Every server, in the order added (those still connecting too). */
+  readonly servers: ReadableStore<readonly HubServer[]>;
+  /** The ids of the servers added. */
+  readonly ids: readonly string[];
+  /** The client of a server, or `undefined`. */
+  client(id: string): Client | undefined;
+  /** Each change of a merged store, with the server that caused it. */
+  on(type: "change", fn: (event: AnyHubChangeEvent) => void): () => void;
+  /**
+   * Connects a server (any option of `connect`) and resolves with its client
+   * once its first sync is done and its items are in the merged stores. `id`
+   * matches `[A-Za-z0-9_-]{1,32}` and is unique (else a `TypeError`). A
+   * failed connect rejects and leaves the hub as it was.
+   */
+  add(id: string, url: string | URL, options?: ConnectOptions): Promise<Client>;
+  /** Closes a server and removes its items (one change per kind); aborts an add in progress. */
+  remove(id: string): Promise<void>;
+  /** The server and the server's own name of a tool's or prompt's hub name. */
+  resolve(name: string): { readonly server: string; readonly name: string } | undefined;
+  /** Calls a tool by hub name. Rejects with an `ApprovalError` when the tool changed since it was approved, a `NotFoundError` for an unknown name. */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  getPrompt(name: string, args?: Record<string, string | number | boolean>, options?: CallOptions): Promise<GetPromptResult>;
+  /** Reads a resource from the server that lists it (or whose template matches); `server` is needed when several do. */
+  readResource(uri: string, options?: CallOptions & { server?: string }): Promise<ReadResourceResult>;
+  subscribeResource(
+    uri: string,
+    fn: (contents: readonly ResourceContents[], result: ReadResourceResult) => void,
+    options?: SubscribeResourceOptions & { server?: string },
+  ): () => void;
+  /** Sets the filter of the merged stores and `toolsFor` (`null`: none); applied again after every re-list. */
+  filter(filter: HubFilter | null): void;
+  /** Records a tool's fingerprint as approved (keyed by server URL and the server's tool name). */
+  approve(name: string): void;
+  /** Forgets a tool's approval. */
+  revoke(name: string): void;
+  /** The live tools in a model API's shape; tools whose approval is `"changed"` are left out. The same object until the tools change. */
+  toolsFor<A extends ModelAPI>(api: A): ToolsFor[A];
+  /** Runs a model's tool call through the hub and gives back the API's tool result (a failed call is an error result). */
+  runTool<A extends Exclude<ModelAPI, "ai-sdk">>(api: A, call: ToolCalls[A], options?: CallToolOptions): Promise<ToolResults[A]>;
+  /** Closes every server. */
+  close(): Promise<void>;
+}
+
+/** Creates a hub: many servers, one live catalog, ready to hand to a model. */
+export function createHub(options?: HubOptions): Hub;
+/** Approvals in memory (the default): gone on reload. */
+export function memoryApprovals(): ApprovalStorage;
+/** Approvals in the origin's localStorage. */
+export function localStorageApprovals(options?: { prefix?: string }): ApprovalStorage;
+/** An MCP tool result in a model API's shape (see `Hub.runTool`). */
+export function toolResultFor<A extends ModelAPI>(api: A, result: CallToolResult, callId?: string): ToolResults[A];
