@@ -94,7 +94,12 @@ export interface Auth extends ReadableStore<AuthState> {
    * every list again (and a pending connect goes on).
    */
   authorize(options?: { mode?: "popup" | "redirect" }): Promise<void>;
-  /** Forgets the tokens (revoking them where the server offers RFC 7009); the client lists again (and is refused). */
+  /**
+   * Forgets the tokens (revoking them where the server offers RFC 7009); the
+   * client lists again and is refused. After a sign-out nothing signs in by
+   * itself, not even through the `authorize` option: the status stays
+   * `needs-authorization` until `authorize()` is called.
+   */
   signOut(): Promise<void>;
 }
 

@@ -89,12 +89,17 @@ test("connect through the authorization, even when the user's step outlasts a re
     assert.deepEqual(client.tools.get().items.map((t) => t.name), ["alpha"]);
     assert.equal(auth.get().status, "authorized");
     assert.equal(auth.get().issuer, `${base}/as`);
-    // Another authorization (here: sign out, then the server refuses, and the
-    // authorize option signs in again): every list is listed again.
+    // Another authorization (here: sign out, the server refuses the re-list,
+    // and the user signs in again): every list is listed again. After a
+    // sign-out nothing signs in by itself, not even the authorize option.
     tools = ["alpha", "beta"];
     const relisted = new Promise((resolve) => client.on("change", (ev) => ev.kind === "tools" && ev.added.some((t) => t.name === "beta") && resolve(ev)));
     currentToken = null;
+    const waiting = new Promise((resolve) => auth.subscribe((s) => s.status === "needs-authorization" && resolve(s)));
     await auth.signOut();
+    assert.match((await waiting).authorizationUrl, /^http:\/\/127\.0\.0\.1:\d+\/as\//);
+    assert.equal(seen.tokens.length, 1, "no authorization by itself after the sign-out");
+    await auth.authorize();
     const ev = await relisted;
     assert.equal(ev.cause, "refresh");
     assert.equal(seen.tokens.length, 2, "a second authorization");

@@ -68,6 +68,10 @@ export function oauth(config = {}) {
   const clients = new Map(); // issuer → client record
   let prepared = null; // { authorizationUrl, flow, at } waiting for the user
   let inflight = null; // the authorization in progress (one at a time)
+  // After signOut() no authorization starts by itself (not even through
+  // config.authorize): a refusal waits for an explicit authorize().
+  let signedOut = false;
+  let inflightByUser = false; // inflight ends at needs-authorization (the URL, for the user)
   let refreshing = null;
   let aborter = new AbortController();
   const stepUps = new Map(); // scope set → authorizations for it
@@ -233,6 +237,7 @@ export function oauth(config = {}) {
     const client = await clientFor(as);
     const t = await flow.finishAuthorization({ as, client, flow: f, callbackUrl: String(callbackUrl) }, ctx());
     tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope };
+    signedOut = false;
     if (!binding || binding.issuer !== f.issuer) await bindTo(f.issuer, f.resource);
     await store("set", tokensKey(binding), tokens);
     authorizedState();
@@ -243,15 +248,20 @@ export function oauth(config = {}) {
   }
 
   /** authorizeFlow runs the whole flow after a refusal: through config.authorize, or up to the user's click. */
-  function authorizeFlow(challenge, stepUp) {
+  function authorizeFlow(challenge, stepUp, explicit = false) {
+    // The user's authorize() does not join a flow that only prepared the URL
+    // for the user (it ends at needs-authorization): it runs its own after it.
+    if (inflight && explicit && inflightByUser) return inflight.catch(() => {}).then(() => authorizeFlow(challenge, stepUp, true));
     if (inflight) return inflight;
+    const byUser = !config.authorize || (signedOut && !explicit);
+    inflightByUser = byUser;
     inflight = (async () => {
-      if (!config.authorize && !stepUp && prepared && Date.now() - prepared.at < PREPARED_TTL_MS && state.store.get().status === "needs-authorization") {
+      if (byUser && !stepUp && prepared && Date.now() - prepared.at < PREPARED_TTL_MS && state.store.get().status === "needs-authorization") {
         return ""; // still waiting for the user's click: the request fails, the URL stays
       }
       setState({ status: "authorizing", error: null });
       const p = await prepare(challenge, stepUp);
-      if (!config.authorize) {
+      if (byUser) {
         setState({ status: "needs-authorization", authorizationUrl: p.authorizationUrl });
         return "";
       }
@@ -357,7 +367,8 @@ export function oauth(config = {}) {
   function authorize({ mode } = {}) {
     if (!serverUrl) return Promise.reject(new TypeError("mcplive/oauth: authorize() before connect(): pass this object as connect's auth option first"));
     const m = mode ?? config.mode ?? "popup";
-    if (config.authorize) return loaded.then(() => authorizeFlow({}, false)).then(() => {});
+    signedOut = false;
+    if (config.authorize) return loaded.then(() => authorizeFlow({}, false, true)).then(() => {});
     if (!inBrowser || typeof globalThis.window !== "object") {
       return Promise.reject(new OAuthError("needs_user", `${serverUrl}: authorize() needs a browser window, or oauth({ authorize }) (mcplive/oauth/node has loopback() and paste())`, { step: "authorization", server: serverUrl }));
     }
@@ -404,6 +415,7 @@ export function oauth(config = {}) {
     const t = tokens;
     tokens = null;
     prepared = null;
+    signedOut = true;
     stepUps.clear();
     if (binding) await store("delete", tokensKey(binding)).catch(report);
     state.set(initial);
