@@ -201,6 +201,8 @@ test_bench_smoke() {
   npm_ci bench
   say "benchmark smoke run (tiny workload, headless Chromium)"
   (cd bench && npm run bench:smoke)
+  say "hub benchmark smoke run (3 servers x 20 tools)"
+  (cd bench && node --expose-gc hub.mjs --servers 3 --tools 20 --runs 3 >/dev/null) || die "the hub benchmark's smoke run failed (bench/hub.mjs)"
 }
 
 # cmd_conformance runs @modelcontextprotocol/conformance (conformance/: 0.1.16 for
