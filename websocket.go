@@ -52,7 +52,7 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	c, err := dialWebSocket(dctx, t.URL)
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w", t.URL, timeout, ErrTimeout)
+			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", t.URL, timeout, ErrTimeout, ErrDial)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())

@@ -238,6 +238,9 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * (`TimeoutError: tools/call: no answer within 30 s`):
  * - `RPCError`: the server answered with a JSON-RPC error: `code` and `data` are its own.
  * - `TimeoutError`: no answer within the timeout (the request was cancelled on the server).
+ *   A `connect` to a server that accepts the connection and never answers
+ *   rejects with it after `dialTimeoutMs`, over both transports
+ *   (`could not connect to <url>: no answer within 10 s (dialTimeoutMs)`).
  * - `AbortError`: aborted through an AbortSignal (the signal's reason is passed through as is).
  * - `DialError`: `connect` could not open the connection: the server is down, the
  *   path is wrong, or the server refused the page's Origin or the token. Browsers
@@ -514,8 +517,10 @@ export interface ConnectOptions {
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
   /**
-   * Bounds each connection's opening (default 10 000): a server that accepts
-   * the connection and never answers. A refused port, a wrong path or a
+   * Bounds each connection's opening as a whole (default 10 000): the
+   * handshake, the protocol probe and `initialize`, over both transports. A
+   * server that accepts the connection and never answers rejects `connect`
+   * with a `TimeoutError` after it. A refused port, a wrong path or a
    * refused handshake rejects at once with a `DialError`.
    */
   dialTimeoutMs?: number;

@@ -114,10 +114,12 @@ func describe(err error) *errorInfo {
 		}
 	case errors.Is(err, errArgs):
 		info.Name = "TypeError"
+	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		// Before ErrDial: a connect that got no answer within the dial
+		// timeout is a TimeoutError over every transport.
+		info.Name = "TimeoutError"
 	case errors.Is(err, mcplive.ErrDial):
 		info.Name = "DialError"
-	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		info.Name = "TimeoutError"
 	case errors.Is(err, context.Canceled):
 		info.Name = "AbortError"
 	case errors.Is(err, mcplive.ErrClosed):
@@ -145,10 +147,18 @@ func timeoutError(method string, d time.Duration) error {
 // refused token, a timeout, a body that is not MCP) says why itself; a
 // request that failed without one (fetch's TypeError) may be CORS, and the
 // message says what the server must send.
-func dialError(url string, ws bool, err error) error {
+func dialError(url string, ws bool, dialTimeout time.Duration, err error) error {
 	var auth *mcplive.AuthError
 	var status *mcplive.HTTPError
 	causes := dialCausesHTTP
+	if errors.Is(err, mcplive.ErrTimeout) {
+		// The same words over both transports, whichever step went
+		// unanswered (the handshake, the probe, initialize).
+		if dialTimeout <= 0 {
+			dialTimeout = mcplive.DefaultDialTimeout
+		}
+		return &wordedError{msg: "could not connect to " + url + ": no answer within " + human(dialTimeout) + " (dialTimeoutMs)", err: err}
+	}
 	if ws {
 		causes = dialCausesWS
 	} else if errors.As(err, &auth) || errors.As(err, &status) || errors.Is(err, mcplive.ErrTimeout) || errors.Is(err, mcplive.ErrProtocol) {

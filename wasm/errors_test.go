@@ -59,7 +59,7 @@ func TestDescribe(t *testing.T) {
 // likely causes and says why the browser cannot tell which.
 func TestDialError(t *testing.T) {
 	root := fmt.Errorf("mcplive: dial ws://h/mcp: %w (failed to WebSocket dial: %w)", mcplive.ErrDial, errors.New("use of closed network connection"))
-	got := describe(dialError("ws://h/mcp", true, root))
+	got := describe(dialError("ws://h/mcp", true, 0, root))
 	if got.Name != "DialError" {
 		t.Errorf("name %q, want DialError", got.Name)
 	}
@@ -101,7 +101,7 @@ func TestHumanDurations(t *testing.T) {
 func TestHTTPErrors(t *testing.T) {
 	auth := &mcplive.AuthError{StatusCode: 401, URL: "https://h/mcp", ResourceMetadata: "https://h/.well-known/oauth-protected-resource",
 		Scope: "read", WWWAuthenticate: `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="read"`}
-	got := describe(dialError("https://h/mcp", false, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
+	got := describe(dialError("https://h/mcp", false, 0, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
 	if got.Name != "AuthError" || got.Status != 401 || got.ResourceMetadata != auth.ResourceMetadata || got.Scope != "read" || got.WWWAuthenticate != auth.WWWAuthenticate {
 		t.Errorf("AuthError described as %+v", got)
 	}
@@ -112,7 +112,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 
 	fetchFailed := fmt.Errorf("mcplive: POST https://h/mcp: %w (fetch: TypeError: Failed to fetch); is the server up?", mcplive.ErrDial)
-	got = describe(dialError("https://h/mcp", false, fetchFailed))
+	got = describe(dialError("https://h/mcp", false, 0, fetchFailed))
 	if got.Name != "DialError" {
 		t.Errorf("name %q, want DialError", got.Name)
 	}
@@ -124,7 +124,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 
 	status := fmt.Errorf("mcplive: initialize: %w", &mcplive.HTTPError{Method: "POST", URL: "https://h/mcp", StatusCode: 404, Status: "404 Not Found"})
-	got = describe(dialError("https://h/mcp", false, status))
+	got = describe(dialError("https://h/mcp", false, 0, status))
 	if !strings.HasPrefix(got.Message, "could not connect to https://h/mcp: ") || !strings.Contains(got.Message, "404 Not Found") || strings.Contains(got.Message, "CORS") {
 		t.Errorf("an HTTP status described as %q", got.Message)
 	}
