@@ -2,7 +2,10 @@ package mcplive_test
 
 import (
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -69,5 +72,30 @@ func TestSilentServerTimesOutAlikeOverBothTransports(t *testing.T) {
 				t.Errorf("error %q does not name the dial timeout", err)
 			}
 		})
+	}
+}
+
+// An HTTP error with an HTML page quotes its title, not its markup.
+func TestHTTPErrorQuotesTheHTMLTitle(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>The upstream server is down.</p></body></html>")
+	}))
+	defer srv.Close()
+	o := &mcplive.Options{}
+	o.Reconnect.Disabled = true
+	c, err := mcplive.Connect(testCtx(t), srv.URL+"/mcp", o)
+	if err == nil {
+		c.Close()
+		t.Fatal("connected to an error page")
+	}
+	var herr *mcplive.HTTPError
+	if !errors.As(err, &herr) || herr.Body != "502 Bad Gateway" {
+		t.Fatalf("error %q: want an HTTPError with the body %q", err, "502 Bad Gateway")
+	}
+	if strings.Contains(err.Error(), "<") {
+		t.Errorf("error %q quotes markup", err)
 	}
 }
