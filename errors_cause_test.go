@@ -2,6 +2,8 @@ package mcplive_test
 
 import (
 	"errors"
+	"fmt"
+	"github.com/mcplive/mcplive/internal/scripted"
 	"io"
 	"net"
 	"net/http"
@@ -97,5 +99,95 @@ func TestHTTPErrorQuotesTheHTMLTitle(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "<") {
 		t.Errorf("error %q quotes markup", err)
+	}
+}
+
+// levelLog records what a client logs, with the level.
+type levelLog struct {
+	mu   sync.Mutex
+	recs []string
+}
+
+func (l *levelLog) add(level, msg string, args []any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recs = append(l.recs, level+" "+msg+" "+fmt.Sprint(args...))
+}
+func (l *levelLog) Debug(msg string, args ...any) { l.add("DEBUG", msg, args) }
+func (l *levelLog) Info(msg string, args ...any)  { l.add("INFO", msg, args) }
+func (l *levelLog) Warn(msg string, args ...any)  { l.add("WARN", msg, args) }
+func (l *levelLog) Error(msg string, args ...any) { l.add("ERROR", msg, args) }
+
+func (l *levelLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.recs...)
+}
+
+// A plain Close of a connected client logs nothing at all, in either era
+// (in 2026-07-28 the listen stream it ends is not news); a fallback to
+// initialize is debug.
+func TestQuietClose(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 0)
+	srv.Set("tools", scripted.Tool("a"))
+	logs := &levelLog{}
+	o := liveOptions()
+	o.Logger = logs
+	c := liveConnect(t, srv.URL, o)
+	c.Close()
+	for _, r := range logs.all() {
+		if !strings.HasPrefix(r, "DEBUG ") {
+			t.Errorf("logged %q", r)
+		}
+	}
+}
+
+// A server that stays away: one short warning per reconnect attempt,
+// numbered from 1, its cause in it; the advice only in the first.
+func TestReconnectWarningsShortAndNumbered(t *testing.T) {
+	t.Parallel()
+	srv, err := scripted.New("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testEra == "modern" {
+		srv.Modern(scripted.ModernOptions{})
+	}
+	logs := &levelLog{}
+	o := liveOptions()
+	o.Logger = logs
+	c := liveConnect(t, srv.URL, o)
+	states := liveWatchStates(t, c)
+	srv.Close()
+	states.await(t, mcplive.StateReconnecting)
+	deadline := time.Now().Add(liveDeadline)
+	var warns []string
+	for time.Now().Before(deadline) {
+		warns = warns[:0]
+		for _, r := range logs.all() {
+			if strings.Contains(r, "reconnect attempt") {
+				warns = append(warns, r)
+			}
+		}
+		if len(warns) >= 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(warns) < 3 {
+		t.Fatalf("warnings: %q, want 3 or more", warns)
+	}
+	const advice = "is the server up"
+	for i, w := range warns[:3] {
+		if !strings.HasPrefix(w, fmt.Sprintf("WARN mcplive: reconnect attempt %d failed: ", i+1)) {
+			t.Errorf("warning %d: %q", i+1, w)
+		}
+		if !strings.Contains(w, "refused") {
+			t.Errorf("warning %d has no cause: %q", i+1, w)
+		}
+		if got := strings.Count(w, advice); i == 0 && got != 1 || i > 0 && got != 0 {
+			t.Errorf("warning %d: the advice %d times: %q", i+1, got, w)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -29,10 +28,7 @@ func (c *httpConn) dialErr(err error, hint string) error {
 	if established {
 		return err
 	}
-	if hint != "" {
-		return fmt.Errorf("%w: %w; %s", ErrDial, err, hint)
-	}
-	return fmt.Errorf("%w: %w", ErrDial, err)
+	return withAdvice(fmt.Errorf("%w: %w", ErrDial, err), hint)
 }
 
 // refused handles a POST answered with an HTTP error status.
@@ -68,7 +64,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 	if !established {
 		herr.err = ErrDial
 	}
-	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == statusBadRequest {
+	if inBrowser() && established && sid == "" && resp.StatusCode == statusBadRequest {
 		// A browser hides a response header unless the server exposes it.
 		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}

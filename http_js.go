@@ -275,3 +275,16 @@ func (b *fetchBody) Close() error {
 	}
 	return nil
 }
+
+// inBrowser reports a JS runtime with the browser's rules (CORS, hidden
+// failure reasons): not Node, Deno or Bun, which have process.versions.node
+// or their own global and no CORS.
+func inBrowser() bool {
+	g := js.Global()
+	if p := g.Get("process"); p.Type() == js.TypeObject {
+		if v := p.Get("versions"); v.Type() == js.TypeObject && v.Get("node").Type() == js.TypeString {
+			return false
+		}
+	}
+	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
+}

@@ -22,6 +22,9 @@ type Session struct {
 	feed changeFeed                       // where invalidations go
 	subs *resourceSubs                    // resource subscribers
 
+	// closing is set by Close: what ends then (the listen stream) is not news.
+	closing atomic.Bool
+
 	// The era (era.go), set before the session is returned.
 	modern bool
 	// legacyFirst opens with initialize instead of the server/discover
@@ -103,7 +106,7 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 			(errors.Is(err, ErrClosed) || errors.Is(err, ErrTimeout)) {
 			// A legacy server that hangs up on (or ignores) a request
 			// before initialize: try it the legacy way on a new connection.
-			o.Logger.Info("mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
+			logDebug(o.Logger, "mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
 			o.ProtocolVersion = ProtocolVersion
 			return openSession(ctx, t, o, feed, subs, false)
 		}
@@ -160,6 +163,7 @@ func (s *Session) InitializeResult() InitializeResult {
 
 // Close closes the connection. Requests in flight fail with ErrClosed.
 func (s *Session) Close() error {
+	s.closing.Store(true)
 	err := s.rpc.Close()
 	s.listenWG.Wait()
 	return err
