@@ -176,14 +176,33 @@ func jsError(v js.Value) error {
 	if v.Type() != js.TypeObject {
 		return errors.New(v.String())
 	}
-	msg := v.Call("toString").String()
+	e := &fetchError{msg: v.Call("toString").String()}
 	if c := v.Get("cause"); c.Type() == js.TypeObject && c.Get("toString").Type() == js.TypeFunction {
-		msg += ": " + c.Call("toString").String()
+		e.causeMsg = c.Call("toString").String()
+		e.msg += ": " + e.causeMsg
+		if m := c.Get("message"); m.Type() == js.TypeString {
+			e.causeMsg = m.String()
+		}
+		if code := c.Get("code"); code.Type() == js.TypeString {
+			e.code = code.String()
+		}
 	} else if c.Type() == js.TypeString {
-		msg += ": " + c.String()
+		e.msg += ": " + c.String()
 	}
-	return errors.New(msg)
+	return e
 }
+
+// fetchError is a rejected fetch: in Node its cause is the system's error
+// (code ECONNREFUSED, ENOTFOUND, ...), which browsers hide.
+type fetchError struct{ msg, code, causeMsg string }
+
+func (e *fetchError) Error() string { return e.msg }
+
+// SystemCode is the code of the failure's cause (Node: "ECONNREFUSED"); "" in browsers.
+func (e *fetchError) SystemCode() string { return e.code }
+
+// CauseMessage is the message of the failure's cause ("connect ECONNREFUSED 127.0.0.1:1").
+func (e *fetchError) CauseMessage() string { return e.causeMsg }
 
 // fetchBody streams a response's body from its ReadableStream reader.
 type fetchBody struct {

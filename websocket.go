@@ -57,7 +57,8 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
 		}
-		return nil, withAdvice(fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
+		derr := withAdvice(fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
+		return nil, probeFailedDial(dctx, t.URL, derr)
 	}
 	// The library's own limit closes with 1009, which browsers refuse (and
 	// in the browser build it is checked only after the whole message
