@@ -114,7 +114,11 @@ func bodySnippet(b []byte) string {
 		s = htmlText(s)
 	}
 	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "…"
+		cut := 200
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
@@ -191,7 +195,10 @@ func htmlUnescape(s string) string {
 	if !strings.Contains(s, "&") {
 		return s
 	}
-	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&#x27;", "'", "&nbsp;", " ").Replace(s)
+	for _, r := range [...][2]string{{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", `"`}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&nbsp;", " "}, {"&amp;", "&"}} {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return s
 }
 
 // isAuthChallenge reports an answer that refuses the request's

@@ -183,7 +183,9 @@ func jsError(v js.Value) error {
 		if m := c.Get("message"); m.Type() == js.TypeString {
 			e.causeMsg = m.String()
 		}
-		if code := c.Get("code"); code.Type() == js.TypeString {
+		// A system error's code (ECONNREFUSED, ENOTFOUND), not a
+		// library's (ERR_SSL_WRONG_VERSION_NUMBER).
+		if code := c.Get("code"); code.Type() == js.TypeString && isSystemCode(code.String()) {
 			e.code = code.String()
 		}
 	} else if c.Type() == js.TypeString {
@@ -306,4 +308,17 @@ func inBrowser() bool {
 		}
 	}
 	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
+}
+
+// isSystemCode reports an errno name: E and capital letters.
+func isSystemCode(s string) bool {
+	if len(s) < 2 || s[0] != 'E' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
