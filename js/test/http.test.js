@@ -3,6 +3,7 @@
 // token (a refused token, the AuthError), the liveness and caching hints of
 // list values, and a server built on the official TypeScript SDK v2
 // (@modelcontextprotocol/server) over Streamable HTTP.
+import net from "node:net";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "../index.js";
@@ -148,7 +149,12 @@ describe("options of the revisions and of Streamable HTTP", () => {
 
   // In a browser the same failure names CORS (browser.test.js); Node has no CORS.
   test("a connect that gets no HTTP answer says what the system said, not CORS", async () => {
-    const url = "http://127.0.0.1:1/mcp";
+    // A port nobody listens on (fetch refuses port 1 itself: "bad port").
+    const free = net.createServer();
+    await new Promise((r) => free.listen(0, "127.0.0.1", r));
+    const port = free.address().port;
+    await new Promise((r) => free.close(r));
+    const url = `http://127.0.0.1:${port}/mcp`;
     await assert.rejects(connect(url, { reconnect: false }), (err) => {
       assert.equal(err.name, "DialError", err.message);
       assert.ok(err.message.startsWith(`could not connect to ${url}: `), err.message);
