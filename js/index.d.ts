@@ -248,7 +248,14 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  *   message lists the likely causes; over Streamable HTTP it gives the status when
  *   there was one, and when there was none (fetch failed) it says that CORS may be
  *   the cause and which headers the server must allow and expose. It comes at
- *   once, not after `dialTimeoutMs`.
+ *   once, not after `dialTimeoutMs`. Outside browsers (Node) there is no CORS:
+ *   a refused connection says what the system said (`ECONNREFUSED`), and
+ *   `cause` is that error, with its `code`. A `ws://` URL whose server answers
+ *   Streamable HTTP POSTs at the same path says so, and to try `http(s)://`.
+ *   A runtime without a global WebSocket rejects a `ws://` URL with it too.
+ * - `LoadError`: the wasm could not be fetched, compiled or started (`wasmUrl`);
+ *   a 403 from Vite's dev server says the package is outside its allow list
+ *   (install it from a tarball, or add its folder to `server.fs.allow`).
  * - `AuthError`: the server refused the credentials (HTTP 401, or 403 with a
  *   challenge) over Streamable HTTP: `status`, and the `WWW-Authenticate`
  *   challenge's `resourceMetadata` (the URL of the OAuth protected resource
@@ -264,7 +271,7 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * `subscribeResource` and the stores, a rejection of the other calls.
  */
 export interface MCPLiveError extends Error {
-  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "AuthError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
+  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "AuthError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "LoadError" | "Error";
   /** The JSON-RPC error code, for `RPCError`. */
   code?: number;
   /** The JSON-RPC error data, for `RPCError`, if the server sent any. */
