@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -262,6 +263,9 @@ func (c *Client) setStateLocked(s State) {
 func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	defer close(c.runDone)
 	attempt := 0
+	// failed counts the reconnect attempts that failed since the last
+	// session opened: the warnings number them from 1.
+	failed := 0
 	connected := false
 	// legacy: the last session found a server of the legacy era. The next
 	// one opens with initialize, without the server/discover probe, as the
@@ -294,7 +298,14 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			if c.ctx.Err() != nil {
 				return
 			}
-			c.opts.Logger.Warn("mcplive: reconnect failed", "attempt", attempt+1, "err", err)
+			failed++
+			// One short line per attempt, with its cause; the advice
+			// (what to check, what the server must allow) once.
+			if failed == 1 {
+				c.opts.Logger.Warn("mcplive: reconnect attempt 1 failed: "+withoutAdvice(err), "attempt", failed, "err", err.Error())
+			} else {
+				c.opts.Logger.Warn("mcplive: reconnect attempt "+strconv.Itoa(failed)+" failed: "+withoutAdvice(err), "attempt", failed)
+			}
 			if !c.backoff(attempt) {
 				return
 			}
@@ -302,6 +313,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			continue
 		}
 		legacy = !sess.Modern()
+		failed = 0
 		c.mu.Lock()
 		if c.ctx.Err() != nil {
 			c.mu.Unlock()

@@ -68,7 +68,7 @@ func (s *Session) open(ctx context.Context) error {
 			}
 			return methodErr(methodDiscover, err)
 		}
-		s.opts.Logger.Info("mcplive: the server does not speak MCP "+ModernVersion+"; falling back to initialize", "err", err.Error())
+		logDebug(s.opts.Logger, "mcplive: the server does not speak MCP "+ModernVersion+"; falling back to initialize", "err", err.Error())
 		s.modern = false
 	}
 	return s.initialize(ctx)

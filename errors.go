@@ -73,3 +73,35 @@ func methodErr(method string, err error) error {
 	}
 	return fmt.Errorf("mcplive: %s: %w", method, err)
 }
+
+// advised is err with advice for the person who reads it (what to check or
+// what the server must allow), after "; ". A log line per reconnect
+// attempt carries the cause alone (withoutAdvice); the advice comes once.
+type advised struct {
+	err    error
+	advice string
+}
+
+func (e *advised) Error() string { return e.err.Error() + "; " + e.advice }
+func (e *advised) Unwrap() error { return e.err }
+
+// withAdvice adds advice to err.
+func withAdvice(err error, advice string) error {
+	if advice == "" {
+		return err
+	}
+	return &advised{err: err, advice: advice}
+}
+
+// withoutAdvice is err's text without the advice it carries.
+func withoutAdvice(err error) string {
+	s := err.Error()
+	for e := err; ; {
+		var a *advised
+		if !errors.As(e, &a) {
+			return s
+		}
+		s = strings.Replace(s, "; "+a.advice, "", 1)
+		e = a.err
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -29,10 +28,7 @@ func (c *httpConn) dialErr(err error, hint string) error {
 	if established {
 		return err
 	}
-	if hint != "" {
-		return fmt.Errorf("%w: %w; %s", ErrDial, err, hint)
-	}
-	return fmt.Errorf("%w: %w", ErrDial, err)
+	return withAdvice(fmt.Errorf("%w: %w", ErrDial, err), hint)
 }
 
 // refused handles a POST answered with an HTTP error status.
@@ -68,7 +64,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 	if !established {
 		herr.err = ErrDial
 	}
-	if runtime.GOOS == "js" && established && sid == "" && resp.StatusCode == statusBadRequest {
+	if inBrowser() && established && sid == "" && resp.StatusCode == statusBadRequest {
 		// A browser hides a response header unless the server exposes it.
 		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}
@@ -109,10 +105,98 @@ func jsonRPCErrorBody(body []byte) json.RawMessage {
 	return v.Error
 }
 
+// bodySnippet is the start of an error answer's body, for a message: of
+// an HTML page (a proxy's, a framework's error page) its title, or its
+// first text when it has none, not its markup.
 func bodySnippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
+	if isHTML(s) {
+		s = htmlText(s)
+	}
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		cut := 200
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// isHTML reports a body that is an HTML document or fragment.
+func isHTML(s string) bool {
+	if !strings.HasPrefix(s, "<") {
+		return false
+	}
+	l := strings.ToLower(s[:min(len(s), 512)])
+	for _, tag := range [...]string{"<!doctype html", "<html", "<head", "<title", "<body", "<h1", "<p>", "<pre", "<div"} {
+		if strings.Contains(l, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// htmlText returns the text of page's <title>, or its first text outside
+// tags, scripts and styles when the title is missing or empty.
+func htmlText(page string) string {
+	l := strings.ToLower(page)
+	if i := strings.Index(l, "<title"); i >= 0 {
+		if j := strings.IndexByte(l[i:], '>'); j >= 0 {
+			start := i + j + 1
+			if k := strings.Index(l[start:], "</title"); k >= 0 {
+				if t := htmlUnescape(strings.Join(strings.Fields(page[start:start+k]), " ")); t != "" {
+					return t
+				}
+			}
+		}
+	}
+	var text strings.Builder
+	for i := 0; i < len(page); {
+		if page[i] != '<' {
+			j := strings.IndexByte(page[i:], '<')
+			if j < 0 {
+				j = len(page) - i
+			}
+			if t := strings.Join(strings.Fields(page[i:i+j]), " "); t != "" {
+				if text.Len() > 0 {
+					text.WriteByte(' ')
+				}
+				text.WriteString(t)
+				if text.Len() >= 200 {
+					break
+				}
+			}
+			i += j
+			continue
+		}
+		// Skip a tag, and the whole of a script, a style or a comment.
+		end := ">"
+		switch {
+		case strings.HasPrefix(l[i:], "<!--"):
+			end = "-->"
+		case strings.HasPrefix(l[i:], "<script"):
+			end = "</script>"
+		case strings.HasPrefix(l[i:], "<style"):
+			end = "</style>"
+		}
+		j := strings.Index(l[i:], end)
+		if j < 0 {
+			break
+		}
+		i += j + len(end)
+	}
+	return htmlUnescape(text.String())
+}
+
+// htmlUnescape decodes the character references an error page's text
+// commonly holds.
+func htmlUnescape(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	for _, r := range [...][2]string{{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", `"`}, {"&#39;", "'"}, {"&#x27;", "'"}, {"&nbsp;", " "}, {"&amp;", "&"}} {
+		s = strings.ReplaceAll(s, r[0], r[1])
 	}
 	return s
 }

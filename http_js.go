@@ -176,14 +176,35 @@ func jsError(v js.Value) error {
 	if v.Type() != js.TypeObject {
 		return errors.New(v.String())
 	}
-	msg := v.Call("toString").String()
+	e := &fetchError{msg: v.Call("toString").String()}
 	if c := v.Get("cause"); c.Type() == js.TypeObject && c.Get("toString").Type() == js.TypeFunction {
-		msg += ": " + c.Call("toString").String()
+		e.causeMsg = c.Call("toString").String()
+		e.msg += ": " + e.causeMsg
+		if m := c.Get("message"); m.Type() == js.TypeString {
+			e.causeMsg = m.String()
+		}
+		// A system error's code (ECONNREFUSED, ENOTFOUND), not a
+		// library's (ERR_SSL_WRONG_VERSION_NUMBER).
+		if code := c.Get("code"); code.Type() == js.TypeString && isSystemCode(code.String()) {
+			e.code = code.String()
+		}
 	} else if c.Type() == js.TypeString {
-		msg += ": " + c.String()
+		e.msg += ": " + c.String()
 	}
-	return errors.New(msg)
+	return e
 }
+
+// fetchError is a rejected fetch: in Node its cause is the system's error
+// (code ECONNREFUSED, ENOTFOUND, ...), which browsers hide.
+type fetchError struct{ msg, code, causeMsg string }
+
+func (e *fetchError) Error() string { return e.msg }
+
+// SystemCode is the code of the failure's cause (Node: "ECONNREFUSED"); "" in browsers.
+func (e *fetchError) SystemCode() string { return e.code }
+
+// CauseMessage is the message of the failure's cause ("connect ECONNREFUSED 127.0.0.1:1").
+func (e *fetchError) CauseMessage() string { return e.causeMsg }
 
 // fetchBody streams a response's body from its ReadableStream reader.
 type fetchBody struct {
@@ -274,4 +295,30 @@ func (b *fetchBody) Close() error {
 		b.err = errBodyClosed
 	}
 	return nil
+}
+
+// inBrowser reports a JS runtime with the browser's rules (CORS, hidden
+// failure reasons): not Node, Deno or Bun, which have process.versions.node
+// or their own global and no CORS.
+func inBrowser() bool {
+	g := js.Global()
+	if p := g.Get("process"); p.Type() == js.TypeObject {
+		if v := p.Get("versions"); v.Type() == js.TypeObject && v.Get("node").Type() == js.TypeString {
+			return false
+		}
+	}
+	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
+}
+
+// isSystemCode reports an errno name: E and capital letters.
+func isSystemCode(s string) bool {
+	if len(s) < 2 || s[0] != 'E' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

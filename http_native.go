@@ -87,3 +87,6 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// inBrowser: a native program has no browser rules (CORS).
+func inBrowser() bool { return false }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -138,15 +137,15 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %v", ErrProtocol, method, c.url, err), "")
 	}
 	hint := "is the server up and the URL right?"
-	if runtime.GOOS == "js" {
+	if inBrowser() {
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, fmt.Errorf("mcplive: %s %s: %w (%v); %s", method, c.url, ErrDial, err, hint)
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, ErrDial, err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
-	err = fmt.Errorf("mcplive: %s %s: %w: %v; %s", method, c.url, ErrClosed, err, hint)
+	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
 	c.fail(err)
 	return nil, err
 }

@@ -259,7 +259,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		st.err = err
 		close(st.done)
 		cancel()
-		if current && !st.stopped.Load() && !st.acked().empty() {
+		if current && !st.stopped.Load() && !st.acked().empty() && !s.closing.Load() {
 			if err == nil {
 				s.opts.Logger.Warn("mcplive: the server ended the subscriptions/listen stream")
 			} else {

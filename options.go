@@ -129,10 +129,22 @@ func (o *Options) withDefaults() Options {
 
 // Logger receives the client's diagnostics. *slog.Logger satisfies it; the
 // package does not import log/slog itself, which keeps it out of the wasm.
+// A Logger that also has Debug(msg string, args ...any) gets the records of
+// what happens when all is well (such as a fallback to 2025-11-25); one
+// without it does not.
 type Logger interface {
 	Info(msg string, args ...any)
 	Warn(msg string, args ...any)
 	Error(msg string, args ...any)
+}
+
+// logDebug logs at the debug level through l when l has a Debug method
+// (as *slog.Logger has); otherwise the record is dropped: what happens
+// when all is well (a fallback to the older revision) is not news.
+func logDebug(l Logger, msg string, args ...any) {
+	if d, ok := l.(interface{ Debug(string, ...any) }); ok {
+		d.Debug(msg, args...)
+	}
 }
 
 type nopLogger struct{}

@@ -22,6 +22,9 @@ type Session struct {
 	feed changeFeed                       // where invalidations go
 	subs *resourceSubs                    // resource subscribers
 
+	// closing is set by Close: what ends then (the listen stream) is not news.
+	closing atomic.Bool
+
 	// The era (era.go), set before the session is returned.
 	modern bool
 	// legacyFirst opens with initialize instead of the server/discover
@@ -57,7 +60,29 @@ func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, erro
 // hears to feed and keeps its resource subscribers in subs (a Client's
 // sessions share the Client's). legacyFirst: the server was found to be
 // of the legacy era before (era.go, open).
+//
+// The whole opening (the dial, the probe, initialize, and a retry with
+// initialize on a new connection) is bounded by o.DialTimeout, over every
+// transport: a server that accepts and never answers fails after the dial
+// timeout with ErrTimeout and ErrDial, not after a probe and a retry.
 func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs, legacyFirst bool) (*Session, error) {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	octx, cancel := context.WithTimeoutCause(ctx, o.DialTimeout, errOpeningTimeout)
+	defer cancel()
+	s, err := openSession(octx, t, o, feed, subs, legacyFirst)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(octx), errOpeningTimeout) && !errors.Is(err, ErrDial) {
+		return nil, fmt.Errorf("mcplive: no answer within %v: %w (%w)", o.DialTimeout, ErrTimeout, ErrDial)
+	}
+	return s, err
+}
+
+// errOpeningTimeout is the cause of an opening's context that ran out of
+// the dial timeout.
+var errOpeningTimeout = errors.New("the dial timeout expired")
+
+func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs, legacyFirst bool) (*Session, error) {
 	if v := o.ProtocolVersion; v != "" && !slices.Contains(modernVersions, v) && !slices.Contains(supportedVersions, v) {
 		return nil, fmt.Errorf("mcplive: Options.ProtocolVersion %q: this client speaks %s, %s", v, ModernVersion, strings.Join(supportedVersions, ", "))
 	}
@@ -81,9 +106,9 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 			(errors.Is(err, ErrClosed) || errors.Is(err, ErrTimeout)) {
 			// A legacy server that hangs up on (or ignores) a request
 			// before initialize: try it the legacy way on a new connection.
-			o.Logger.Info("mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
+			logDebug(o.Logger, "mcplive: no answer to server/discover; trying initialize on a new connection", "err", err.Error())
 			o.ProtocolVersion = ProtocolVersion
-			return newSession(ctx, t, o, feed, subs, false)
+			return openSession(ctx, t, o, feed, subs, false)
 		}
 		return nil, err
 	}
@@ -138,6 +163,7 @@ func (s *Session) InitializeResult() InitializeResult {
 
 // Close closes the connection. Requests in flight fail with ErrClosed.
 func (s *Session) Close() error {
+	s.closing.Store(true)
 	err := s.rpc.Close()
 	s.listenWG.Wait()
 	return err

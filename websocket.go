@@ -52,12 +52,13 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	c, err := dialWebSocket(dctx, t.URL)
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w", t.URL, timeout, ErrTimeout)
+			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", t.URL, timeout, ErrTimeout, ErrDial)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
 		}
-		return nil, fmt.Errorf("mcplive: dial %s: %w (%v); is the server up, the path right, this page's Origin allowed and the token accepted?", t.URL, ErrDial, err)
+		derr := withAdvice(fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
+		return nil, probeFailedDial(dctx, t.URL, derr)
 	}
 	// The library's own limit closes with 1009, which browsers refuse (and
 	// in the browser build it is checked only after the whole message

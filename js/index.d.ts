@@ -238,6 +238,9 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * (`TimeoutError: tools/call: no answer within 30 s`):
  * - `RPCError`: the server answered with a JSON-RPC error: `code` and `data` are its own.
  * - `TimeoutError`: no answer within the timeout (the request was cancelled on the server).
+ *   A `connect` to a server that accepts the connection and never answers
+ *   rejects with it after `dialTimeoutMs`, over both transports
+ *   (`could not connect to <url>: no answer within 10 s (dialTimeoutMs)`).
  * - `AbortError`: aborted through an AbortSignal (the signal's reason is passed through as is).
  * - `DialError`: `connect` could not open the connection: the server is down, the
  *   path is wrong, or the server refused the page's Origin or the token. Browsers
@@ -245,7 +248,14 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  *   message lists the likely causes; over Streamable HTTP it gives the status when
  *   there was one, and when there was none (fetch failed) it says that CORS may be
  *   the cause and which headers the server must allow and expose. It comes at
- *   once, not after `dialTimeoutMs`.
+ *   once, not after `dialTimeoutMs`. Outside browsers (Node) there is no CORS:
+ *   a refused connection says what the system said (`ECONNREFUSED`), and
+ *   `cause` is that error, with its `code`. A `ws://` URL whose server answers
+ *   Streamable HTTP POSTs at the same path says so, and to try `http(s)://`.
+ *   A runtime without a global WebSocket rejects a `ws://` URL with it too.
+ * - `LoadError`: the wasm could not be fetched, compiled or started (`wasmUrl`);
+ *   a 403 from Vite's dev server says the package is outside its allow list
+ *   (install it from a tarball, or add its folder to `server.fs.allow`).
  * - `AuthError`: the server refused the credentials (HTTP 401, or 403 with a
  *   challenge) over Streamable HTTP: `status`, and the `WWW-Authenticate`
  *   challenge's `resourceMetadata` (the URL of the OAuth protected resource
@@ -261,7 +271,7 @@ export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "
  * `subscribeResource` and the stores, a rejection of the other calls.
  */
 export interface MCPLiveError extends Error {
-  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "AuthError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "Error";
+  name: "RPCError" | "TimeoutError" | "AbortError" | "DialError" | "AuthError" | "ClosedError" | "UnsupportedError" | "ProtocolError" | "LoadError" | "Error";
   /** The JSON-RPC error code, for `RPCError`. */
   code?: number;
   /** The JSON-RPC error data, for `RPCError`, if the server sent any. */
@@ -514,8 +524,10 @@ export interface ConnectOptions {
   /** Bounds each request (default 30 000). A timed-out request is cancelled on the server. */
   requestTimeoutMs?: number;
   /**
-   * Bounds each connection's opening (default 10 000): a server that accepts
-   * the connection and never answers. A refused port, a wrong path or a
+   * Bounds each connection's opening as a whole (default 10 000): the
+   * handshake, the protocol probe and `initialize`, over both transports. A
+   * server that accepts the connection and never answers rejects `connect`
+   * with a `TimeoutError` after it. A refused port, a wrong path or a
    * refused handshake rejects at once with a `DialError`.
    */
   dialTimeoutMs?: number;

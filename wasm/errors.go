@@ -8,6 +8,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"syscall/js"
 	"time"
 
 	"github.com/mcplive/mcplive"
@@ -31,6 +32,21 @@ type errorInfo struct {
 	// insufficient_scope, ...): what an OAuth client acts on.
 	Error            string `json:"error,omitempty"`
 	ErrorDescription string `json:"errorDescription,omitempty"`
+	// Cause is the system's error under a failed request (Node's fetch:
+	// code "ECONNREFUSED"), the JS Error's cause.
+	Cause *causeInfo `json:"cause,omitempty"`
+}
+
+// causeInfo describes an Error's cause: {message, code}.
+type causeInfo struct {
+	Message string
+	Code    string
+}
+
+// systemCause is an error whose cause is the system's (fetch in Node).
+type systemCause interface {
+	SystemCode() string
+	CauseMessage() string
 }
 
 // MarshalJSON writes e as encoding/json writes the struct, its fields in
@@ -83,6 +99,22 @@ func (e *errorInfo) MarshalJSON() ([]byte, error) {
 			}
 		}
 	}
+	if e.Cause != nil {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `"cause":{"message":`...)
+		j, err := wire.Marshal(e.Cause.Message)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, j...)
+		b = append(b, `,"code":`...)
+		if j, err = wire.Marshal(e.Cause.Code); err != nil {
+			return nil, err
+		}
+		b = append(append(b, j...), '}')
+	}
 	return append(b, '}'), nil
 }
 
@@ -98,6 +130,10 @@ func describe(err error) *errorInfo {
 		return nil
 	}
 	info := &errorInfo{Name: "Error", Message: jsMessage(err)}
+	var sys systemCause
+	if errors.As(err, &sys) && sys.SystemCode() != "" {
+		info.Cause = &causeInfo{Message: sys.CauseMessage(), Code: sys.SystemCode()}
+	}
 	var rpc *mcplive.RPCError
 	var auth *mcplive.AuthError
 	switch {
@@ -114,10 +150,12 @@ func describe(err error) *errorInfo {
 		}
 	case errors.Is(err, errArgs):
 		info.Name = "TypeError"
+	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		// Before ErrDial: a connect that got no answer within the dial
+		// timeout is a TimeoutError over every transport.
+		info.Name = "TimeoutError"
 	case errors.Is(err, mcplive.ErrDial):
 		info.Name = "DialError"
-	case errors.Is(err, mcplive.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		info.Name = "TimeoutError"
 	case errors.Is(err, context.Canceled):
 		info.Name = "AbortError"
 	case errors.Is(err, mcplive.ErrClosed):
@@ -145,21 +183,57 @@ func timeoutError(method string, d time.Duration) error {
 // refused token, a timeout, a body that is not MCP) says why itself; a
 // request that failed without one (fetch's TypeError) may be CORS, and the
 // message says what the server must send.
-func dialError(url string, ws bool, err error) error {
+func dialError(url string, ws bool, dialTimeout time.Duration, err error) error {
 	var auth *mcplive.AuthError
 	var status *mcplive.HTTPError
 	causes := dialCausesHTTP
-	if ws {
+	if errors.Is(err, mcplive.ErrTimeout) {
+		// The same words over both transports, whichever step went
+		// unanswered (the handshake, the probe, initialize).
+		if dialTimeout <= 0 {
+			dialTimeout = mcplive.DefaultDialTimeout
+		}
+		return &wordedError{msg: "could not connect to " + url + ": no answer within " + human(dialTimeout) + " (dialTimeoutMs)", err: err}
+	}
+	var alt interface{ StreamableHTTPURL() string }
+	var sys systemCause
+	switch {
+	case ws && errors.As(err, &alt) && alt.StreamableHTTPURL() != "":
+		u := alt.StreamableHTTPURL()
+		causes = ": the server answered a Streamable HTTP POST to " + u + " as an MCP endpoint does: it may speak Streamable HTTP and not WebSocket; try " + u
+	case errors.As(err, &sys) && sys.SystemCode() != "":
+		// Node: the system says why (no CORS there).
+		causes = ": " + sys.CauseMessage() + " (" + sys.SystemCode() + "): is the server up and the URL right?"
+	case ws && inBrowser():
 		causes = dialCausesWS
-	} else if errors.As(err, &auth) || errors.As(err, &status) || errors.Is(err, mcplive.ErrTimeout) || errors.Is(err, mcplive.ErrProtocol) {
+	case ws:
+		causes = dialCausesWSNode
+	case errors.As(err, &auth) || errors.As(err, &status) || errors.Is(err, mcplive.ErrProtocol) || !inBrowser():
 		causes = ": " + jsMessage(err)
 	}
 	return &wordedError{msg: "could not connect to " + url + causes, err: err}
 }
 
+// inBrowser reports a JS runtime with the browser's rules (CORS, hidden
+// failure reasons): not Node, Deno or Bun. A variable: tests of the
+// browser's words run under Node.
+var inBrowser = func() bool {
+	g := js.Global()
+	if p := g.Get("process"); p.Type() == js.TypeObject {
+		if v := p.Get("versions"); v.Type() == js.TypeObject && v.Get("node").Type() == js.TypeString {
+			return false
+		}
+	}
+	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
+}
+
 const (
 	dialCausesWS = ": the server is down or unreachable, the URL's path is wrong, the server refused this page's Origin, " +
 		"or it refused the token or credentials in the URL (a browser does not tell scripts the HTTP status of a failed WebSocket handshake)"
+	// Node's WebSocket does not tell why a handshake failed either, but
+	// there is no Origin to refuse.
+	dialCausesWSNode = ": the server is down or unreachable, the URL's path is wrong, or the server refused the handshake " +
+		"or the token or credentials in the URL (the WebSocket does not tell the HTTP status of a failed handshake)"
 	// The request headers are those Streamable HTTP sends in either revision.
 	dialCausesHTTP = ": the server is down or unreachable, the URL is wrong, or the server refused this page's cross-origin " +
 		"request (CORS): a browser does not tell scripts why a request failed, and a refused connection, a CORS refusal and a " +

@@ -58,8 +58,9 @@ func TestDescribe(t *testing.T) {
 // TestDialError: a failed dial is a DialError whose message names the
 // likely causes and says why the browser cannot tell which.
 func TestDialError(t *testing.T) {
+	defer asBrowser(true)()
 	root := fmt.Errorf("mcplive: dial ws://h/mcp: %w (failed to WebSocket dial: %w)", mcplive.ErrDial, errors.New("use of closed network connection"))
-	got := describe(dialError("ws://h/mcp", true, root))
+	got := describe(dialError("ws://h/mcp", true, 0, root))
 	if got.Name != "DialError" {
 		t.Errorf("name %q, want DialError", got.Name)
 	}
@@ -99,9 +100,10 @@ func TestHumanDurations(t *testing.T) {
 // an answer names CORS and what the server must send, while an answer the
 // client could read says why itself.
 func TestHTTPErrors(t *testing.T) {
+	defer asBrowser(true)()
 	auth := &mcplive.AuthError{StatusCode: 401, URL: "https://h/mcp", ResourceMetadata: "https://h/.well-known/oauth-protected-resource",
 		Scope: "read", WWWAuthenticate: `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="read"`}
-	got := describe(dialError("https://h/mcp", false, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
+	got := describe(dialError("https://h/mcp", false, 0, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
 	if got.Name != "AuthError" || got.Status != 401 || got.ResourceMetadata != auth.ResourceMetadata || got.Scope != "read" || got.WWWAuthenticate != auth.WWWAuthenticate {
 		t.Errorf("AuthError described as %+v", got)
 	}
@@ -112,7 +114,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 
 	fetchFailed := fmt.Errorf("mcplive: POST https://h/mcp: %w (fetch: TypeError: Failed to fetch); is the server up?", mcplive.ErrDial)
-	got = describe(dialError("https://h/mcp", false, fetchFailed))
+	got = describe(dialError("https://h/mcp", false, 0, fetchFailed))
 	if got.Name != "DialError" {
 		t.Errorf("name %q, want DialError", got.Name)
 	}
@@ -124,7 +126,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 
 	status := fmt.Errorf("mcplive: initialize: %w", &mcplive.HTTPError{Method: "POST", URL: "https://h/mcp", StatusCode: 404, Status: "404 Not Found"})
-	got = describe(dialError("https://h/mcp", false, status))
+	got = describe(dialError("https://h/mcp", false, 0, status))
 	if !strings.HasPrefix(got.Message, "could not connect to https://h/mcp: ") || !strings.Contains(got.Message, "404 Not Found") || strings.Contains(got.Message, "CORS") {
 		t.Errorf("an HTTP status described as %q", got.Message)
 	}
@@ -167,3 +169,54 @@ func TestWireMarshal(t *testing.T) {
 		t.Fatalf("an unknown type: %s, %v", b, err)
 	}
 }
+
+// asBrowser makes dialError word errors as in a browser (or not) until
+// the returned function is called.
+func asBrowser(b bool) func() {
+	old := inBrowser
+	inBrowser = func() bool { return b }
+	return func() { inBrowser = old }
+}
+
+// TestDialErrorOutsideBrowsers: in Node a refused connection says what the
+// system said (ECONNREFUSED, also as the cause), not the browser's CORS
+// paragraph or "this page's Origin"; a ws:// URL whose server answered a
+// Streamable HTTP POST says to try http(s)://.
+func TestDialErrorOutsideBrowsers(t *testing.T) {
+	defer asBrowser(false)()
+	refused := &fakeSystemErr{code: "ECONNREFUSED", msg: "connect ECONNREFUSED 127.0.0.1:1"}
+	err := fmt.Errorf("mcplive: POST http://127.0.0.1:1/mcp: %w (fetch: %w); is the server up and the URL right?", mcplive.ErrDial, refused)
+	got := describe(dialError("http://127.0.0.1:1/mcp", false, 0, err))
+	if got.Name != "DialError" || got.Cause == nil || got.Cause.Code != "ECONNREFUSED" || got.Cause.Message != refused.msg {
+		t.Errorf("described as %+v", got)
+	}
+	if want := "could not connect to http://127.0.0.1:1/mcp: connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED): is the server up and the URL right?"; got.Message != want {
+		t.Errorf("message %q, want %q", got.Message, want)
+	}
+	wsErr := fmt.Errorf("mcplive: dial ws://h/mcp: %w (failed to WebSocket dial: x)", mcplive.ErrDial)
+	got = describe(dialError("ws://h/mcp", true, 0, wsErr))
+	for _, leak := range []string{"CORS", "Origin", "page"} {
+		if strings.Contains(got.Message, leak) {
+			t.Errorf("message %q has the browser's %q", got.Message, leak)
+		}
+	}
+	got = describe(dialError("ws://h/mcp", true, 0, altErr{wsErr}))
+	if want := "could not connect to ws://h/mcp: the server answered a Streamable HTTP POST to http://h/mcp as an MCP endpoint does: it may speak Streamable HTTP and not WebSocket; try http://h/mcp"; got.Message != want {
+		t.Errorf("message %q, want %q", got.Message, want)
+	}
+	b, err := wire.Marshal(describe(dialError("http://127.0.0.1:1/mcp", false, 0, fmt.Errorf("x: %w: %w", mcplive.ErrDial, refused))))
+	if err != nil || !strings.Contains(string(b), `"cause":{"message":"connect ECONNREFUSED 127.0.0.1:1","code":"ECONNREFUSED"}`) {
+		t.Errorf("marshalled as %s (%v)", b, err)
+	}
+}
+
+type fakeSystemErr struct{ code, msg string }
+
+func (e *fakeSystemErr) Error() string        { return "TypeError: fetch failed: Error: " + e.msg }
+func (e *fakeSystemErr) SystemCode() string   { return e.code }
+func (e *fakeSystemErr) CauseMessage() string { return e.msg }
+
+type altErr struct{ error }
+
+func (e altErr) Unwrap() error           { return e.error }
+func (altErr) StreamableHTTPURL() string { return "http://h/mcp" }

@@ -25,6 +25,7 @@ func (h *hooks) logger() mcplive.Logger {
 // calls the app's logger[level](message, attrs).
 type jsLogger struct{ h *hooks }
 
+func (l jsLogger) Debug(msg string, args ...any) { l.h.diag("debug", msg, args) }
 func (l jsLogger) Info(msg string, args ...any)  { l.h.diag("info", msg, args) }
 func (l jsLogger) Warn(msg string, args ...any)  { l.h.diag("warn", msg, args) }
 func (l jsLogger) Error(msg string, args ...any) { l.h.diag("error", msg, args) }

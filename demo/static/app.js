@@ -104,7 +104,15 @@ function showTarget(u) {
   showProtocol(null, transport);
   const foreign = !isOwn(u);
   document.body.toggleAttribute("data-foreign", foreign);
+  // Said once connected (showForeignNote): until then, and after a failed
+  // connect, the page is connected to nothing.
+  $("#foreign-note").hidden = true;
+}
+
+/** showForeignNote says, once connected to another server than the page's own, what acts on which. */
+function showForeignNote(u) {
   const note = $("#foreign-note");
+  const foreign = !isOwn(u);
   note.hidden = !foreign;
   note.textContent = foreign
     ? `Connected to ${clip(u.href, 300)}: log in and out (1) and Try it act on that server; situations 2–4 drive this page's own server (${location.host}), not that one.`
@@ -150,6 +158,7 @@ async function connectTo(u, { retry = false } = {}) {
   unwire = () => {};
   old?.close().catch(() => {});
   for (const p of Object.values(panels)) p.reset();
+  for (const pk of [toolPicker, promptPicker, resourcePicker]) pk.forget(); // another server: its own first items
   for (const kind of KINDS) onList(kind, { items: [] }); // the buttons and pickers forget the last server too
   showTarget(u);
   showWho(false);
@@ -174,6 +183,7 @@ async function connectTo(u, { retry = false } = {}) {
         return;
       }
       client = c;
+      showForeignNote(u);
       log.add("status", `connected to ${clip(u.href, 200)} over ${TRANSPORT_NAME[transportOf(u)]} (MCP ${c.protocolVersion}) and synced every list`, { timing: ms(performance.now() - t0) });
       window.mcpliveDemo = Object.freeze({ client: c, url: u.href, transport: transportOf(u) });
       unwire = wire(c, u);
@@ -614,7 +624,12 @@ function picker({ select, keyOf, preferred, onChoose }) {
     item = null; // force a rebuild
     sync(items);
   }
-  return { sync, choose, get item() { return item; }, get key() { return key; } };
+  /** forget drops the choice: after a switch to another server, the first of its list is chosen. */
+  function forget() {
+    key = null;
+    item = null;
+  }
+  return { sync, choose, forget, get item() { return item; }, get key() { return key; } };
 }
 
 function showFormError(el, err) {
@@ -807,7 +822,11 @@ const resourcePicker = (() => {
     key = k;
     sync();
   }
-  return { sync, choose };
+  /** forget drops the choice: after a switch to another server, the first of its list is chosen. */
+  function forget() {
+    key = null;
+  }
+  return { sync, choose, forget };
 })();
 
 function currentURI() {

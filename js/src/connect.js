@@ -4,7 +4,7 @@
 import { loadRuntime } from "./loader.js";
 import { createClient } from "./client.js";
 import { earlyDial, discardEarly } from "./dial.js";
-import { abortError } from "./errors.js";
+import { abortError, namedError } from "./errors.js";
 import { checkURL, toGoOptions } from "./options.js";
 
 /** How an oauth() object (mcplive/oauth, js/src/oauth/auth.js: BIND) is attached to a server. */
@@ -24,7 +24,8 @@ export async function connect(url, options = {}) {
   const { signal } = options;
   if (signal?.aborted) throw abortError(signal);
   if (typeof globalThis.WebSocket !== "function" && /^wss?:/i.test(target)) {
-    throw new Error(
+    throw namedError(
+      "DialError",
       "mcplive: this JS runtime has no global WebSocket" +
         (typeof process === "object" && process.versions?.node ? " (Node 20 needs --experimental-websocket; Node 22 has it)" : ""),
     );

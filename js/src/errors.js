@@ -10,7 +10,9 @@
  * scope, wwwAuthenticate, error and errorDescription. A "TypeError" is a real TypeError.
  */
 export function toError(info) {
-  const err = info.name === "TypeError" ? new TypeError(info.message) : new Error(info.message);
+  // The system's error under a failed request (Node: code "ECONNREFUSED").
+  const opts = info.cause ? { cause: Object.assign(new Error(info.cause.message), { code: info.cause.code }) } : undefined;
+  const err = info.name === "TypeError" ? new TypeError(info.message, opts) : new Error(info.message, opts);
   if (info.name && info.name !== "TypeError") err.name = info.name;
   if (info.code !== undefined) err.code = info.code;
   if (info.data !== undefined) err.data = info.data;

@@ -98,7 +98,14 @@ async function start(wasmUrl) {
   }
   const go = new globalThis.Go();
   const timers = timerControl(go);
-  const instance = await WebAssembly.instantiate(await module, go.importObject);
+  let instance;
+  try {
+    instance = await WebAssembly.instantiate(await module, go.importObject);
+  } catch (err) {
+    if (err?.name === "LoadError") throw err;
+    // Not a wasm (an HTML page served in its place), or a wasm of another Go.
+    throw loadError(`mcplive: cannot compile or start the wasm: ${err?.message ?? err}`, err);
+  }
 
   let exited = false;
   const pending = new Set();
@@ -115,7 +122,7 @@ async function start(wasmUrl) {
   const api = globalThis[GLOBAL];
   delete globalThis[GLOBAL];
   if (!api || typeof api.connect !== "function") {
-    throw new Error("mcplive: the wasm module did not start (see the console for Go's error)");
+    throw loadError("mcplive: the wasm module did not start (see the console for Go's error)");
   }
   api.textFrames?.(textReader(instance.exports.mem), textWriter(instance.exports.mem));
 
@@ -227,9 +234,37 @@ async function compile(source) {
 }
 
 async function fetchWasm(url) {
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`mcplive: cannot load the wasm from ${url}: HTTP ${res.status}`);
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (cause) {
+    throw loadError(`mcplive: cannot load the wasm from ${url}: ${cause?.message ?? cause}`, cause);
+  }
+  if (!res.ok) {
+    let body = "";
+    try {
+      body = (await res.text()).slice(0, 2000);
+    } catch {
+      // no body to read
+    }
+    let why = `HTTP ${res.status}`;
+    if (res.status === 403 && /vite|allow list|fs\.allow/i.test(body)) {
+      why +=
+        ": Vite's dev server refuses files outside its allow list, and this package is outside it (installed from a folder or with npm link: a symlink). " +
+        "Install it from a tarball (npm pack, then npm install ./mcplive-<version>.tgz), or add its folder to server.fs.allow in vite.config";
+    } else if (res.status === 404) {
+      why += ": the wasm is not served at that URL (a bundler that does not copy it: pass wasmUrl)";
+    }
+    throw loadError(`mcplive: cannot load the wasm from ${url}: ${why}`);
+  }
   return res;
+}
+
+/** loadError is the error of a wasm that could not be fetched, compiled or started. */
+function loadError(message, cause) {
+  const err = new Error(message, cause === undefined ? undefined : { cause });
+  err.name = "LoadError";
+  return err;
 }
 
 // nodeModule hides Node built-ins from bundlers that would try to resolve

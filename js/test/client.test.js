@@ -318,19 +318,51 @@ describe("a failed connect rejects at once, with a DialError", { timeout: 20000 
     await server?.stop();
   });
 
+  // In Node: no browser words (CORS, this page's Origin).
   const isDialError = (url) => (err) => {
     assert.ok(err instanceof Error);
     assert.equal(err.name, "DialError", err.message);
     assert.ok(err.message.startsWith(`could not connect to ${url}: `), err.message);
-    for (const cause of ["server is down", "path", "Origin", "token", "HTTP status"]) assert.ok(err.message.includes(cause), err.message);
-    assert.doesNotMatch(err.message, /mcplive:|closed network|failed to|context/);
+    for (const cause of ["server is down", "path", "token", "HTTP status"]) assert.ok(err.message.includes(cause), err.message);
+    assert.doesNotMatch(err.message, /mcplive:|closed network|failed to|context|CORS|Origin|page/);
     assert.doesNotMatch(err.stack, /wasm:\/\//, "the stack has no wasm frames");
     return true;
   };
 
-  test("a refused port", async () => {
-    const url = `ws://127.0.0.1:${await freePort()}/mcp`;
-    await assert.rejects(connect(url, DIAL), isDialError(url));
+  // Node's fetch (the probe of the same path over http://) tells the
+  // system's error, which its WebSocket does not.
+  for (const scheme of ["ws", "http"]) {
+    test(`a refused port (${scheme}://): ECONNREFUSED, as the cause too`, async () => {
+      const url = `${scheme}://127.0.0.1:${await freePort()}/mcp`;
+      await assert.rejects(connect(url, DIAL), (err) => {
+        assert.equal(err.name, "DialError", err.message);
+        assert.match(err.message, new RegExp(`^could not connect to ${url.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+ \\(ECONNREFUSED\\): is the server up and the URL right\\?$`));
+        assert.equal(err.cause?.code, "ECONNREFUSED");
+        assert.doesNotMatch(err.message, /CORS|Origin|page/);
+        return true;
+      });
+    });
+  }
+
+  test("a ws:// URL of a Streamable HTTP server: try http://", async () => {
+    // An HTTP-only MCP server: a JSON-RPC answer to a POST, no upgrade.
+    const only = createServer((req, res) => {
+      res.writeHead(req.method === "POST" ? 400 : 405, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32600, message: "initialize first" } }));
+    });
+    only.on("upgrade", (req, socket) => socket.end("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+    await new Promise((r) => only.listen(0, "127.0.0.1", r));
+    try {
+      const httpURL = `http://127.0.0.1:${only.address().port}/mcp`;
+      const url = httpURL.replace(/^http:/, "ws:");
+      await assert.rejects(connect(url, DIAL), (err) => {
+        assert.equal(err.name, "DialError", err.message);
+        assert.equal(err.message, `could not connect to ${url}: the server answered a Streamable HTTP POST to ${httpURL} as an MCP endpoint does: it may speak Streamable HTTP and not WebSocket; try ${httpURL}`);
+        return true;
+      });
+    } finally {
+      only.close();
+    }
   });
 
   test("a wrong path (404)", async () => {
@@ -358,8 +390,7 @@ describe("a failed connect rejects at once, with a DialError", { timeout: 20000 
     await assert.rejects(connect(url, DIAL), (err) => {
       assert.equal(err.name, "DialError", err.message);
       assert.ok(err.message.startsWith(`could not connect to ${url}: `), err.message);
-      assert.match(err.message, /CORS/);
-      assert.doesNotMatch(err.message, /mcplive:|context|fetch\(\)|net\/http/);
+      assert.doesNotMatch(err.message, /mcplive:|context|fetch\(\)|net\/http|CORS/);
       return true;
     });
   });
@@ -466,20 +497,25 @@ describe("errors read as JS", () => {
     }
   });
 
-  test("a dial timeout: TimeoutError naming the URL and the timeout", async () => {
-    const silent = await silentServer();
-    const url = silent.url;
-    try {
-      await assert.rejects(connect(url, { dialTimeoutMs: 300, reconnect: false }), (err) => {
-        assert.equal(err.name, "TimeoutError", err.message);
-        assert.match(err.message, new RegExp(`^(connect |dial )?${url.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}.*: no answer within 300 ms$`));
-        assert.doesNotMatch(err.message, /mcplive:|context|300ms/);
-        return true;
-      });
-    } finally {
-      silent.close();
-    }
-  });
+  // A server that accepts and never answers: the same name, the same
+  // words and the same dialTimeoutMs over both transports (over Streamable
+  // HTTP the probe and the retry with initialize share the dial timeout).
+  for (const scheme of ["ws", "http"]) {
+    test(`a dial timeout over ${scheme}://: TimeoutError naming the URL and the timeout`, async () => {
+      const silent = await silentServer();
+      const url = silent.url.replace(/^ws:/, `${scheme}:`);
+      try {
+        await assert.rejects(connect(url, { dialTimeoutMs: 300, reconnect: false }), (err) => {
+          assert.equal(err.name, "TimeoutError", err.message);
+          assert.equal(err.message, `could not connect to ${url}: no answer within 300 ms (dialTimeoutMs)`);
+          assert.doesNotMatch(err.stack, /wasm:\/\//);
+          return true;
+        });
+      } finally {
+        silent.close();
+      }
+    });
+  }
 
   test("an RPC error: the server's message, code and data", async () => {
     const c = await connect(server.ws);
