@@ -45,7 +45,7 @@ type Client struct {
 	mu        sync.Mutex
 	state     State
 	stateCh   chan struct{} // closed and replaced at every state change
-	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
+	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
 	nextSubID int
