@@ -750,6 +750,15 @@ var clockStart = time.Now()
 // arrivedAt is when the read loop got m.
 func (m *wireMessage) arrivedAt() time.Time { return clockStart.Add(m.arrived) }
 
+// paramsWriter is params that write their own JSON, which marshalMessage
+// puts in the message as they write it: the params of a list page and of
+// subscriptions/listen (walk.go, listen.go) and params encoded before
+// (encodedParams). Any other params go through encoding/json.
+type paramsWriter interface {
+	writeParams(b *bytes.Buffer) error
+}
+
+// marshalMessage encodes a request (id set) or a notification.
 func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"jsonrpc":"2.0",`)
@@ -762,19 +771,9 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	writeJSONString(&buf, method)
 	switch p := params.(type) {
 	case nil:
-	case cursorParams:
-		buf.WriteString(`,"params":{"cursor":`)
-		writeJSONString(&buf, p.Cursor)
-		buf.WriteByte('}')
-	case listParams:
+	case paramsWriter:
 		buf.WriteString(`,"params":`)
-		p.writeTo(&buf)
-	case encodedParams:
-		buf.WriteString(`,"params":`)
-		buf.Write(p)
-	case listenParams:
-		buf.WriteString(`,"params":`)
-		if err := p.writeTo(&buf); err != nil {
+		if err := p.writeParams(&buf); err != nil {
 			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
 	default:
@@ -787,35 +786,6 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// listParams are the params of a list request in the modern era: the
-// cursor, if any, and the request's _meta (already JSON). marshalMessage
-// writes them without encoding/json.
-type listParams struct {
-	cursor *string
-	meta   json.RawMessage
-}
-
-// MarshalJSON is for any code that encodes listParams otherwise (a
-// transport reading a request's params back): the same JSON as
-// marshalMessage writes.
-func (p listParams) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	p.writeTo(&b)
-	return b.Bytes(), nil
-}
-
-func (p listParams) writeTo(b *bytes.Buffer) {
-	b.WriteByte('{')
-	if p.cursor != nil {
-		b.WriteString(`"cursor":`)
-		writeJSONString(b, *p.cursor)
-		b.WriteByte(',')
-	}
-	b.WriteString(`"_meta":`)
-	b.Write(p.meta)
-	b.WriteByte('}')
 }
 
 // writeJSONString writes s as a JSON string as json.Marshal does

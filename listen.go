@@ -107,13 +107,13 @@ type listenParams struct {
 // MarshalJSON: see listParams.MarshalJSON.
 func (p listenParams) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	if err := p.writeTo(&b); err != nil {
+	if err := p.writeParams(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-func (p listenParams) writeTo(b *bytes.Buffer) error {
+func (p listenParams) writeParams(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	if p.meta != nil {
 		b.WriteString(`"_meta":`)

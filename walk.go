@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,6 +96,43 @@ func (s *Session) listPages(ctx context.Context, spec kindSpec) ([]listPage, *Ca
 // cursorParams are the params of a list request after the first page.
 type cursorParams struct {
 	Cursor string `json:"cursor"`
+}
+
+func (p cursorParams) writeParams(b *bytes.Buffer) error {
+	b.WriteString(`{"cursor":`)
+	writeJSONString(b, p.Cursor)
+	b.WriteByte('}')
+	return nil
+}
+
+// listParams are the params of a list request in the modern era: the
+// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// writes them without encoding/json.
+type listParams struct {
+	cursor *string
+	meta   json.RawMessage
+}
+
+// MarshalJSON is for any code that encodes listParams otherwise (a
+// transport reading a request's params back): the same JSON as
+// marshalMessage writes.
+func (p listParams) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := p.writeParams(&b)
+	return b.Bytes(), err
+}
+
+func (p listParams) writeParams(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	if p.cursor != nil {
+		b.WriteString(`"cursor":`)
+		writeJSONString(b, *p.cursor)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"_meta":`)
+	b.Write(p.meta)
+	b.WriteByte('}')
+	return nil
 }
 
 // builder gathers the items of one walk: the only part of decoding and
