@@ -82,8 +82,18 @@ func refusedInitialize(err error) bool {
 	if errors.As(err, &rpcErr) {
 		return true
 	}
-	var httpErr *HTTPError
-	return errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
+	return transportRefused(err)
+}
+
+// refuser is implemented by a transport's error that is the server's
+// refusal of a request rather than a failed connection (an HTTP 4xx
+// without a JSON-RPC body, HTTPError.refusal).
+type refuser interface{ refusal() bool }
+
+// transportRefused reports whether err holds a transport's refusal.
+func transportRefused(err error) bool {
+	var r refuser
+	return errors.As(err, &r) && r.refusal()
 }
 
 // isLegacyAnswer reports whether err, the answer to a modern request, comes
@@ -105,11 +115,7 @@ func isLegacyAnswer(err error) bool {
 		}
 		return true
 	}
-	var httpErr *HTTPError
-	if errors.As(err, &httpErr) {
-		return httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
-	}
-	return false
+	return transportRefused(err)
 }
 
 // supportedOf returns data.supported of an UnsupportedProtocolVersion error.
