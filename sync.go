@@ -251,7 +251,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	cache, err := relist(ctx, sess, l.spec, prev, b)
 	var items itemSlice
 	if err == nil {
-		items = sess.keepCallable(l.spec.kind, b.items())
+		items = sess.listed(l.spec.kind, b.items())
 	}
 	w.sessions.ifCurrent(sess, epoch, func() {
 		if err == nil {

@@ -45,6 +45,16 @@ type sessionUpdater interface {
 	sessionUpdated(SessionInfo)
 }
 
+// paramMirror is implemented by a Conn that mirrors tools' x-mcp-header
+// parameters into Mcp-Param headers (SEP-2243; Streamable HTTP,
+// http_params.go). A session of 2026-07-28 hands it every tools list it
+// walks, and shows the tools it returns (those whose marks are invalid left
+// out); tools/call retries a call the server found mismatched with such a
+// transport. Nothing else of the feature is outside its transport.
+type paramMirror interface {
+	toolsListed(tools itemSlice, log Logger) itemSlice
+}
+
 // Defaults used where an option is zero.
 const (
 	DefaultReadLimit      = 16 << 20

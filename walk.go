@@ -269,7 +269,25 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 	if err := decodeItems(spec, raws, &b); err != nil {
 		return nil, err
 	}
-	return itemsOf[T](s.keepCallable(kind, b.items())), nil
+	return itemsOf[T](s.listed(kind, b.items())), nil
+}
+
+// listed returns the items of a walk (its own slice) as the list shows
+// them: a tools list of 2026-07-28 goes through a transport that mirrors
+// parameters into headers (paramMirror), which may leave tools out; every
+// other list is shown as it was walked.
+func (s *Session) listed(kind Kind, items itemSlice) itemSlice {
+	if m, ok := s.rpc.conn.(paramMirror); ok && s.modern && kind == KindTools {
+		return m.toolsListed(items, s.opts.Logger)
+	}
+	return items
+}
+
+// mirrorsParams reports whether tools/call mirrors x-mcp-header parameters
+// into Mcp-Param headers in s: 2026-07-28 over Streamable HTTP.
+func (s *Session) mirrorsParams() bool {
+	_, ok := s.rpc.conn.(paramMirror)
+	return ok && s.modern
 }
 
 // relist walks a list again into b and decodes only the items that are new
