@@ -150,8 +150,8 @@ type httpConn struct {
 	wg     sync.WaitGroup // the goroutines that read answers and streams
 
 	mu          sync.Mutex
-	queue       [][]byte // messages for Read, in arrival order per stream
-	err         error    // why the connection ended, once it did
+	queue       []inbound // messages for Read, in arrival order per stream
+	err         error     // why the connection ended, once it did
 	closed      bool
 	sessionID   string
 	version     string // negotiated protocol version, from sessionUpdated
@@ -173,34 +173,55 @@ type httpConn struct {
 	params atomic.Pointer[map[string][]paramDecl]
 }
 
+// inbound is one entry of the connection's queue: a message, or a gap in
+// the standalone stream (gapReader).
+type inbound struct {
+	msg []byte
+	gap bool
+}
+
 // Read returns the next message from any of the connection's streams.
+// A gap is not told (see readOrGap).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		c.mu.Lock()
-		if len(c.queue) > 0 {
-			m := c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			return m, nil
-		}
-		err := c.err
-		c.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		select {
-		case <-c.wake:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		msg, gap, err := c.readOrGap(ctx)
+		if err != nil || !gap {
+			return msg, err
 		}
 	}
 }
 
-func (c *httpConn) push(msg []byte) {
+// readOrGap is Read that also tells of a gap: events of the standalone
+// stream may have been missed before the next message (gapReader).
+func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
+	for {
+		c.mu.Lock()
+		if len(c.queue) > 0 {
+			in := c.queue[0]
+			c.queue[0] = inbound{}
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			return in.msg, in.gap, nil
+		}
+		err := c.err
+		c.mu.Unlock()
+		if err != nil {
+			return nil, false, err
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+func (c *httpConn) push(msg []byte) { c.enqueue(inbound{msg: msg}) }
+
+func (c *httpConn) enqueue(in inbound) {
 	c.mu.Lock()
 	if !c.closed {
-		c.queue = append(c.queue, msg)
+		c.queue = append(c.queue, in)
 	}
 	c.mu.Unlock()
 	c.signal()

@@ -29,6 +29,10 @@ type wireMessage struct {
 	// and a time.Time among its fields would keep time's parser and
 	// formatter (~60 KB) in the wasm through its methods.
 	arrived time.Duration `json:"-"`
+	// gap, set only on entries the read loop queues itself, says that
+	// messages may have been missed here (gapReader): the dispatcher hands
+	// it to the handler of notifications like one.
+	gap bool `json:"-"`
 	// index is Result read in the envelope's pass, when it is an object
 	// (see parseEnvelope); nil otherwise.
 	index *resultIndex `json:"-"`
@@ -357,11 +361,22 @@ func (c *rpcConn) shutdown(reason error) {
 
 func (c *rpcConn) readLoop() {
 	defer c.wg.Done()
+	read := func(ctx context.Context) ([]byte, bool, error) {
+		data, err := c.conn.Read(ctx)
+		return data, false, err
+	}
+	if g, ok := c.conn.(gapReader); ok {
+		read = g.readOrGap
+	}
 	for {
-		data, err := c.conn.Read(context.Background())
+		data, gap, err := read(context.Background())
 		if err != nil {
 			c.shutdown(err)
 			return
+		}
+		if gap {
+			c.queue.push(&wireMessage{gap: true, arrived: time.Since(clockStart)})
+			continue
 		}
 		m, kind, err := decodeMessage(data)
 		if err != nil {

@@ -45,6 +45,16 @@ type sessionUpdater interface {
 	sessionUpdated(SessionInfo)
 }
 
+// gapReader is implemented by a Conn whose messages may have a gap: the
+// Streamable HTTP transport's standalone stream of 2025-11-25, re-opened
+// without an event id to resume from. readOrGap is Read that also reports,
+// in order with the messages, "events may have been missed here" (gap
+// true, no message); the session then invalidates every list (feed.go,
+// onEventsMissed). Read itself skips the gaps.
+type gapReader interface {
+	readOrGap(ctx context.Context) (msg []byte, gap bool, err error)
+}
+
 // paramMirror is implemented by a Conn that mirrors tools' x-mcp-header
 // parameters into Mcp-Param headers (SEP-2243; Streamable HTTP,
 // http_params.go). A session of 2026-07-28 hands it every tools list it
