@@ -306,14 +306,6 @@ func (c *httpConn) startGET() {
 	}
 }
 
-// outgoing is what Write needs to know of a message.
-type outgoing struct {
-	id      json.RawMessage // a request's id; nil for notifications and responses
-	method  string
-	version string // the protocol version in the request's _meta, if any
-	name    string // params.name or params.uri, for Mcp-Name
-}
-
 func (m outgoing) isRequest() bool { return m.id != nil }
 
 func (m outgoing) what() string {
@@ -362,11 +354,17 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 // Write returns nil: Read reports the end, and the request fails with the
 // connection. A JSON-RPC error the server sends with an HTTP error status
 // is the request's response.
-func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
+func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 	m, err := parseOutgoing(msg)
 	if err != nil {
 		return err
 	}
+	return c.writeDescribed(ctx, msg, m)
+}
+
+// writeDescribed is Write of a message that the JSON-RPC layer describes
+// (describedWriter): what parseOutgoing would read of it is m.
+func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (err error) {
 	defer func() {
 		if err != nil && m.isRequest() && c.failure() != nil {
 			// The connection has ended (the server is out of reach, or
@@ -500,7 +498,7 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.Write(ctx, b)
+		_ = c.writeDescribed(ctx, b, outgoing{method: "notifications/cancelled"})
 	})
 }
 

@@ -444,7 +444,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b)
+	c.writeLater(b, outgoing{}) // a response
 }
 
 // encodeWire encodes a message the client sends. Unlike json.Marshal it
@@ -509,7 +509,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 			}
 		}
 		if b, err := encodeWire(&resp); err == nil {
-			c.writeLater(b)
+			c.writeLater(b, outgoing{}) // a response
 		}
 	}()
 }
@@ -590,7 +590,7 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 	if err != nil {
 		return err
 	}
-	return c.conn.Write(ctx, b)
+	return c.write(ctx, b, describe(nil, method, params))
 }
 
 // call sends a request and waits for its response. When ctx ends first, or
@@ -664,7 +664,7 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 	}
 	c.mu.Unlock()
 
-	if err := c.conn.Write(wctx, b); err != nil {
+	if err := c.write(wctx, b, describe(&id, method, params)); err != nil {
 		c.forget(id)
 		if cerr := wctx.Err(); cerr != nil {
 			return nil, cerr // the caller's context, or the request timeout
@@ -724,13 +724,13 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b)
+	c.writeLater(b, outgoing{method: notifyCancelled})
 }
 
 // writeLater sends b from a goroutine of its own, which Close waits for:
 // for writes that the read loop or a returning call must not wait on. A
 // failed write ends the connection.
-func (c *rpcConn) writeLater(b []byte) {
+func (c *rpcConn) writeLater(b []byte, m outgoing) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -740,7 +740,7 @@ func (c *rpcConn) writeLater(b []byte) {
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		if err := c.conn.Write(context.Background(), b); err != nil {
+		if err := c.write(context.Background(), b, m); err != nil {
 			c.shutdown(err)
 		}
 	}()
@@ -771,6 +771,35 @@ func (m *wireMessage) arrivedAt() time.Time { return clockStart.Add(m.arrived) }
 // (encodedParams). Any other params go through encoding/json.
 type paramsWriter interface {
 	writeParams(b *bytes.Buffer) error
+}
+
+// paramsDescriber is params that tell the transport more of their message
+// than its id and method (outgoing: the request's name, its _meta's
+// version).
+type paramsDescriber interface {
+	describe(m *outgoing)
+}
+
+// describe returns what the transport is told of a request (id set) or a
+// notification with params.
+func describe(id *int64, method string, params any) outgoing {
+	m := outgoing{method: method}
+	if id != nil {
+		m.id = json.RawMessage(strconv.FormatInt(*id, 10))
+	}
+	if d, ok := params.(paramsDescriber); ok {
+		d.describe(&m)
+	}
+	return m
+}
+
+// write sends one message, with its description to a transport that
+// takes it (describedWriter).
+func (c *rpcConn) write(ctx context.Context, b []byte, m outgoing) error {
+	if dw, ok := c.conn.(describedWriter); ok {
+		return dw.writeDescribed(ctx, b, m)
+	}
+	return c.conn.Write(ctx, b)
 }
 
 // marshalMessage encodes a request (id set) or a notification.

@@ -100,9 +100,12 @@ func decodeAckParams(raw []byte, p *ackParams) error {
 // _meta (withMeta sets it). marshalMessage writes them as json.Marshal
 // would write {"notifications": filter, "_meta": meta}, without it.
 type listenParams struct {
-	filter map[string]any
-	meta   json.RawMessage
+	filter  map[string]any
+	meta    json.RawMessage
+	version string // the protocol version meta names
 }
+
+func (p listenParams) describe(m *outgoing) { m.version = p.version }
 
 // MarshalJSON: see listParams.MarshalJSON.
 func (p listenParams) MarshalJSON() ([]byte, error) {

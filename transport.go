@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,24 @@ type SessionInfo struct {
 // initialize has succeeded, before any other request.
 type sessionUpdater interface {
 	sessionUpdated(SessionInfo)
+}
+
+// outgoing is what the JSON-RPC layer tells a transport of a message it
+// writes (describedWriter), so that the transport need not read the
+// message again.
+type outgoing struct {
+	id      json.RawMessage // a request's id; nil for notifications and responses
+	method  string
+	version string // the protocol version in the request's _meta, if any
+	name    string // params.name or params.uri, for Mcp-Name
+}
+
+// describedWriter is implemented by a Conn that needs to know what it
+// sends (Streamable HTTP: its headers name the method, the tool, the
+// version): the JSON-RPC layer writes through writeDescribed, handing it
+// the message's outgoing description with its bytes.
+type describedWriter interface {
+	writeDescribed(ctx context.Context, msg []byte, m outgoing) error
 }
 
 // gapReader is implemented by a Conn whose messages may have a gap: the

@@ -109,9 +109,12 @@ func (p cursorParams) writeParams(b *bytes.Buffer) error {
 // cursor, if any, and the request's _meta (already JSON). marshalMessage
 // writes them without encoding/json.
 type listParams struct {
-	cursor *string
-	meta   json.RawMessage
+	cursor  *string
+	meta    json.RawMessage
+	version string // the protocol version meta names
 }
+
+func (p listParams) describe(m *outgoing) { m.version = p.version }
 
 // MarshalJSON is for any code that encodes listParams otherwise (a
 // transport reading a request's params back): the same JSON as
