@@ -115,7 +115,7 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri 
 				return err
 			},
 			func(ctx context.Context) error {
-				sess, _ := c.current()
+				sess, _ := c.sessions.current()
 				if sess == nil {
 					return nil // not connected: nothing to undo on the server
 				}

@@ -46,8 +46,7 @@ type Client struct {
 	mu        sync.Mutex
 	state     State
 	stateCh   chan struct{} // closed and replaced at every state change
-	sess      *Session
-	epoch     uint64 // counts sessions; results of an older one are dropped
+	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
 	nextSubID int
@@ -79,7 +78,9 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	c.events.init()
 	c.lists = make(map[Kind]liveList, len(kindTable))
 	for _, spec := range kindTable {
-		c.lists[spec.kind] = spec.newLive(c, spec)
+		c.lists[spec.kind] = spec.newLive(spec, liveEnv{
+			ctx: c.ctx, wg: &c.wg, events: &c.events, sessions: &c.sessions, log: o.Logger, raw: o.RawItems,
+		})
 	}
 	go c.eventLoop()
 
@@ -183,7 +184,7 @@ func (c *Client) Close() error {
 	c.once.Do(func() {
 		c.cancel()
 		c.mu.Lock()
-		sess := c.sess
+		sess, _ := c.sessions.current()
 		c.mu.Unlock()
 		if sess != nil {
 			sess.Close()
@@ -320,8 +321,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			sess.Close()
 			return
 		}
-		c.sess = sess
-		c.epoch++
+		c.sessions.begin(sess)
 		c.init = sess.InitializeResult()
 		c.mu.Unlock()
 
@@ -380,7 +380,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			return
 		}
 		c.mu.Lock()
-		c.sess = nil
+		c.sessions.end()
 		closing := c.ctx.Err() != nil
 		c.mu.Unlock()
 		if closing {
@@ -428,8 +428,8 @@ func (c *Client) openFeed(sess *Session) <-chan struct{} {
 // updateLive records on every list whether the server tells of its
 // changes on sess, while sess is the current session.
 func (c *Client) updateLive(sess *Session) {
-	_, epoch := c.current()
-	c.ifCurrent(sess, epoch, func() {
+	_, epoch := c.sessions.current()
+	c.sessions.ifCurrent(sess, epoch, func() {
 		for _, spec := range kindTable {
 			c.lists[spec.kind].setLive(sess.liveKind(spec))
 		}
@@ -474,23 +474,6 @@ func (c *Client) backoff(attempt int) bool {
 		return true
 	case <-c.ctx.Done():
 		return false
-	}
-}
-
-// current returns the current session and its epoch; nil between sessions.
-func (c *Client) current() (*Session, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sess, c.epoch
-}
-
-// ifCurrent runs fn, under the client's lock, only while sess of epoch is
-// still the current session: a result of an older session never lands.
-func (c *Client) ifCurrent(sess *Session, epoch uint64, fn func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.epoch == epoch && c.sess == sess {
-		fn()
 	}
 }
 
@@ -574,7 +557,8 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 	for {
 		c.mu.Lock()
-		state, sess, ch := c.state, c.sess, c.stateCh
+		state, ch := c.state, c.stateCh
+		sess, _ := c.sessions.current()
 		c.mu.Unlock()
 		switch {
 		case state == StateClosed:

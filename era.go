@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,8 +83,18 @@ func refusedInitialize(err error) bool {
 	if errors.As(err, &rpcErr) {
 		return true
 	}
-	var httpErr *HTTPError
-	return errors.As(err, &httpErr) && httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
+	return transportRefused(err)
+}
+
+// refuser is implemented by a transport's error that is the server's
+// refusal of a request rather than a failed connection (an HTTP 4xx
+// without a JSON-RPC body, HTTPError.refusal).
+type refuser interface{ refusal() bool }
+
+// transportRefused reports whether err holds a transport's refusal.
+func transportRefused(err error) bool {
+	var r refuser
+	return errors.As(err, &r) && r.refusal()
 }
 
 // isLegacyAnswer reports whether err, the answer to a modern request, comes
@@ -105,11 +116,7 @@ func isLegacyAnswer(err error) bool {
 		}
 		return true
 	}
-	var httpErr *HTTPError
-	if errors.As(err, &httpErr) {
-		return httpErr.StatusCode >= 400 && httpErr.StatusCode < 500 && httpErr.StatusCode != 401 && httpErr.StatusCode != 403
-	}
-	return false
+	return transportRefused(err)
 }
 
 // supportedOf returns data.supported of an UnsupportedProtocolVersion error.
@@ -179,10 +186,16 @@ func (s *Session) discover(ctx context.Context) error {
 // Modern reports whether the session speaks the modern era (2026-07-28).
 func (s *Session) Modern() bool { return s.modern }
 
+// requestMeta is the _meta of every modern request, and the protocol
+// version it names (told to the transport: outgoing.version).
+type requestMeta struct {
+	raw     json.RawMessage
+	version string
+}
+
 // setMeta prepares the _meta that every modern request carries.
 func (s *Session) setMeta(version, logLevel string) {
-	b := s.opts.modernMeta(version, logLevel)
-	s.meta.Store(&b)
+	s.meta.Store(&requestMeta{raw: s.opts.modernMeta(version, logLevel), version: version})
 }
 
 // withMeta returns params with the modern _meta merged into its own
@@ -197,11 +210,11 @@ func (s *Session) withMeta(params any) (any, error) {
 	// cost more than the rest of sending the request.
 	switch p := params.(type) {
 	case nil:
-		return listParams{meta: *mp}, nil
+		return listParams{meta: mp.raw, version: mp.version}, nil
 	case cursorParams:
-		return listParams{cursor: &p.Cursor, meta: *mp}, nil
+		return listParams{cursor: &p.Cursor, meta: mp.raw, version: mp.version}, nil
 	case listenParams:
-		p.meta = *mp
+		p.meta, p.version = mp.raw, mp.version
 		return p, nil
 	}
 	obj := map[string]json.RawMessage{}
@@ -220,16 +233,45 @@ func (s *Session) withMeta(params any) (any, error) {
 			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", snippet(own))
 		}
 		var ours map[string]json.RawMessage
-		_ = decodeRawMap(*mp, &ours)
+		_ = decodeRawMap(mp.raw, &ours)
 		for k, v := range ours {
 			merged[k] = v
 		}
 		b, _ := marshalJSON(merged)
 		obj["_meta"] = b
 	} else {
-		obj["_meta"] = *mp
+		obj["_meta"] = mp.raw
 	}
-	return obj, nil
+	return metaParams{obj: obj, version: mp.version}, nil
+}
+
+// metaParams are the params of a modern request other than a list page
+// and subscriptions/listen: its own members and the merged _meta, encoded
+// as encoding/json encodes the map.
+type metaParams struct {
+	obj     map[string]json.RawMessage
+	version string
+}
+
+func (p metaParams) writeParams(b *bytes.Buffer) error {
+	j, err := marshalJSON(p.obj)
+	if err != nil {
+		return err
+	}
+	b.Write(j)
+	return nil
+}
+
+// describe tells the transport the request's name (params.name, or
+// params.uri) and its _meta's version.
+func (p metaParams) describe(m *outgoing) {
+	m.version = p.version
+	if raw, ok := p.obj["name"]; ok {
+		m.name = jsonString(raw)
+	}
+	if raw, ok := p.obj["uri"]; ok && m.name == "" {
+		m.name = jsonString(raw)
+	}
 }
 
 // checkResult fails a modern result whose resultType is not "complete". A

@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,10 @@ var notificationHandlers = map[string]func(s *Session, m *wireMessage){
 
 // handleNotification runs on the dispatcher goroutine, in arrival order.
 func (s *Session) handleNotification(m *wireMessage) {
+	if m.gap {
+		s.onEventsMissed(m)
+		return
+	}
 	if h := notificationHandlers[m.Method]; h != nil {
 		h(s, m)
 	}
@@ -90,6 +95,21 @@ func (s *Session) onListChanged(m *wireMessage) {
 		}
 	}
 	s.feed.listChanged(kinds, m.arrivedAt())
+}
+
+// onEventsMissed turns a gap in the transport's messages (gapReader) into
+// the invalidation of every kind: each list_changed of the kind registry
+// is handled as if it had arrived at the gap (Options.OnNotification sees
+// it too).
+func (s *Session) onEventsMissed(gap *wireMessage) {
+	var seen []string
+	for _, spec := range kindTable {
+		if slices.Contains(seen, spec.notification) {
+			continue
+		}
+		seen = append(seen, spec.notification)
+		s.handleNotification(&wireMessage{JSONRPC: "2.0", Method: spec.notification, arrived: gap.arrived})
+	}
 }
 
 // directFeed is the feed of a Session used on its own: no lists to

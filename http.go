@@ -150,8 +150,8 @@ type httpConn struct {
 	wg     sync.WaitGroup // the goroutines that read answers and streams
 
 	mu          sync.Mutex
-	queue       [][]byte // messages for Read, in arrival order per stream
-	err         error    // why the connection ended, once it did
+	queue       []inbound // messages for Read, in arrival order per stream
+	err         error     // why the connection ended, once it did
 	closed      bool
 	sessionID   string
 	version     string // negotiated protocol version, from sessionUpdated
@@ -173,34 +173,55 @@ type httpConn struct {
 	params atomic.Pointer[map[string][]paramDecl]
 }
 
+// inbound is one entry of the connection's queue: a message, or a gap in
+// the standalone stream (gapReader).
+type inbound struct {
+	msg []byte
+	gap bool
+}
+
 // Read returns the next message from any of the connection's streams.
+// A gap is not told (see readOrGap).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		c.mu.Lock()
-		if len(c.queue) > 0 {
-			m := c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			return m, nil
-		}
-		err := c.err
-		c.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		select {
-		case <-c.wake:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		msg, gap, err := c.readOrGap(ctx)
+		if err != nil || !gap {
+			return msg, err
 		}
 	}
 }
 
-func (c *httpConn) push(msg []byte) {
+// readOrGap is Read that also tells of a gap: events of the standalone
+// stream may have been missed before the next message (gapReader).
+func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
+	for {
+		c.mu.Lock()
+		if len(c.queue) > 0 {
+			in := c.queue[0]
+			c.queue[0] = inbound{}
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			return in.msg, in.gap, nil
+		}
+		err := c.err
+		c.mu.Unlock()
+		if err != nil {
+			return nil, false, err
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+func (c *httpConn) push(msg []byte) { c.enqueue(inbound{msg: msg}) }
+
+func (c *httpConn) enqueue(in inbound) {
 	c.mu.Lock()
 	if !c.closed {
-		c.queue = append(c.queue, msg)
+		c.queue = append(c.queue, in)
 	}
 	c.mu.Unlock()
 	c.signal()
@@ -285,14 +306,6 @@ func (c *httpConn) startGET() {
 	}
 }
 
-// outgoing is what Write needs to know of a message.
-type outgoing struct {
-	id      json.RawMessage // a request's id; nil for notifications and responses
-	method  string
-	version string // the protocol version in the request's _meta, if any
-	name    string // params.name or params.uri, for Mcp-Name
-}
-
 func (m outgoing) isRequest() bool { return m.id != nil }
 
 func (m outgoing) what() string {
@@ -341,11 +354,17 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 // Write returns nil: Read reports the end, and the request fails with the
 // connection. A JSON-RPC error the server sends with an HTTP error status
 // is the request's response.
-func (c *httpConn) Write(ctx context.Context, msg []byte) (err error) {
+func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 	m, err := parseOutgoing(msg)
 	if err != nil {
 		return err
 	}
+	return c.writeDescribed(ctx, msg, m)
+}
+
+// writeDescribed is Write of a message that the JSON-RPC layer describes
+// (describedWriter): what parseOutgoing would read of it is m.
+func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (err error) {
 	defer func() {
 		if err != nil && m.isRequest() && c.failure() != nil {
 			// The connection has ended (the server is out of reach, or
@@ -479,7 +498,7 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.Write(ctx, b)
+		_ = c.writeDescribed(ctx, b, outgoing{method: "notifications/cancelled"})
 	})
 }
 

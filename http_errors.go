@@ -386,6 +386,14 @@ type HTTPError struct {
 	hint string
 }
 
+// refusal reports whether the server refused the request itself (a 4xx
+// other than 401 and 403: not a credentials matter): a transport's answer
+// that the session's era logic reads as a server that does not speak the
+// request's revision (era.go, transportRefused).
+func (e *HTTPError) refusal() bool {
+	return e.StatusCode >= 400 && e.StatusCode < 500 && e.StatusCode != 401 && e.StatusCode != 403
+}
+
 func (e *HTTPError) Error() string {
 	s := fmt.Sprintf("%s %s: the server answered %s", e.Method, e.URL, e.Status)
 	if e.Body != "" {

@@ -162,38 +162,23 @@ func validParamName(name string) bool {
 	return name != ""
 }
 
-// paramMirror is implemented by a Conn that mirrors x-mcp-header
-// parameters into Mcp-Param headers (Streamable HTTP): a session of
-// 2026-07-28 tells it the declarations of every tools list it walks.
-type paramMirror interface {
-	toolsListed(decls map[string][]paramDecl)
-}
-
-// mirrorsParams reports whether tools/call mirrors x-mcp-header parameters
-// into Mcp-Param headers in s: 2026-07-28 over Streamable HTTP.
-func (s *Session) mirrorsParams() bool {
-	_, ok := s.rpc.conn.(paramMirror)
-	return ok && s.modern
-}
-
-// keepCallable returns the items of a walk (its own slice) as the tools
-// list shows them. In a session that mirrors parameters into headers
-// (2026-07-28 over Streamable HTTP), a tool whose x-mcp-header marks are
-// invalid is left out, with a warning, and the transport learns the
-// declarations of the others. Other kinds, eras and transports keep every
-// item.
-func (s *Session) keepCallable(kind Kind, items itemSlice) itemSlice {
+// toolsListed is httpConn's paramMirror (transport.go): it is handed each
+// tools list a session of 2026-07-28 walks, and returns the tools as the
+// list shows them (its own slice, when every tool is kept): a tool whose
+// x-mcp-header marks are invalid is left out, with a warning, and the
+// declarations of the others are kept for the tools/call requests that
+// follow.
+func (c *httpConn) toolsListed(items itemSlice, log Logger) itemSlice {
 	tools, ok := items.(interface{ paramsOf(i int) *toolParams })
-	if kind != KindTools || !ok || !s.mirrorsParams() {
+	if !ok {
 		return items
 	}
-	mirror := s.rpc.conn.(paramMirror)
 	var decls map[string][]paramDecl
 	var keep []int // nil while every tool is kept
 	for i := range items.Len() {
 		p := tools.paramsOf(i)
 		if p != nil && p.err != nil {
-			s.opts.Logger.Warn("mcplive: a tool with invalid x-mcp-header marks is left out of the tools list", "tool", items.Key(i), "err", p.err.Error())
+			log.Warn("mcplive: a tool with invalid x-mcp-header marks is left out of the tools list", "tool", items.Key(i), "err", p.err.Error())
 			if keep == nil {
 				keep = make([]int, 0, items.Len())
 				for j := range i {
@@ -212,7 +197,7 @@ func (s *Session) keepCallable(kind Kind, items itemSlice) itemSlice {
 			keep = append(keep, i)
 		}
 	}
-	mirror.toolsListed(decls)
+	c.storeParams(decls)
 	if keep == nil {
 		return items
 	}
@@ -229,9 +214,9 @@ func (e entries[T]) paramsOf(i int) *toolParams {
 
 func (e rawEntries) paramsOf(i int) *toolParams { return e[i].params }
 
-// toolsListed keeps the declarations of the tools last listed, for the
+// storeParams keeps the declarations of the tools last listed, for the
 // tools/call requests that follow.
-func (c *httpConn) toolsListed(decls map[string][]paramDecl) { c.params.Store(&decls) }
+func (c *httpConn) storeParams(decls map[string][]paramDecl) { c.params.Store(&decls) }
 
 // setParamHeaders adds to h an Mcp-Param header for every declared
 // parameter of tool that the tools/call message msg gives a value: as is

@@ -144,7 +144,7 @@ func TestSetParamHeaders(t *testing.T) {
 	if len(h) != 0 {
 		t.Fatalf("headers %v before any tools list", h)
 	}
-	c.toolsListed(map[string][]paramDecl{"t": {
+	c.storeParams(map[string][]paramDecl{"t": {
 		{[]string{"region"}, "Region"},
 		{[]string{"priority"}, "Priority"},
 		{[]string{"verbose"}, "Verbose"},

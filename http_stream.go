@@ -91,8 +91,8 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 			}
 			if id == nil && opened && lastID == "" {
 				// Nothing could be resumed: what the server said while the
-				// stream was down is lost. Re-list everything.
-				c.invalidateAll()
+				// stream was down is lost. The session re-lists everything.
+				c.enqueue(inbound{gap: true})
 			}
 			if id == nil {
 				c.signalGET()
@@ -187,15 +187,6 @@ func isResponseTo(msg []byte, id json.RawMessage) bool {
 		return is
 	})
 	return is
-}
-
-// invalidateAll queues the list_changed notifications of every kind, so
-// that the lists are fetched anew after a gap in which changes may have
-// been missed.
-func (c *httpConn) invalidateAll() {
-	for _, m := range []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"} {
-		c.push([]byte(`{"jsonrpc":"2.0","method":"` + m + `"}`))
-	}
 }
 
 // reopen waits and then sends the GET that (re)opens a stream. It returns

@@ -29,6 +29,10 @@ type wireMessage struct {
 	// and a time.Time among its fields would keep time's parser and
 	// formatter (~60 KB) in the wasm through its methods.
 	arrived time.Duration `json:"-"`
+	// gap, set only on entries the read loop queues itself, says that
+	// messages may have been missed here (gapReader): the dispatcher hands
+	// it to the handler of notifications like one.
+	gap bool `json:"-"`
 	// index is Result read in the envelope's pass, when it is an object
 	// (see parseEnvelope); nil otherwise.
 	index *resultIndex `json:"-"`
@@ -357,11 +361,22 @@ func (c *rpcConn) shutdown(reason error) {
 
 func (c *rpcConn) readLoop() {
 	defer c.wg.Done()
+	read := func(ctx context.Context) ([]byte, bool, error) {
+		data, err := c.conn.Read(ctx)
+		return data, false, err
+	}
+	if g, ok := c.conn.(gapReader); ok {
+		read = g.readOrGap
+	}
 	for {
-		data, err := c.conn.Read(context.Background())
+		data, gap, err := read(context.Background())
 		if err != nil {
 			c.shutdown(err)
 			return
+		}
+		if gap {
+			c.queue.push(&wireMessage{gap: true, arrived: time.Since(clockStart)})
+			continue
 		}
 		m, kind, err := decodeMessage(data)
 		if err != nil {
@@ -429,7 +444,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b)
+	c.writeLater(b, outgoing{}) // a response
 }
 
 // encodeWire encodes a message the client sends. Unlike json.Marshal it
@@ -494,7 +509,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 			}
 		}
 		if b, err := encodeWire(&resp); err == nil {
-			c.writeLater(b)
+			c.writeLater(b, outgoing{}) // a response
 		}
 	}()
 }
@@ -575,7 +590,7 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 	if err != nil {
 		return err
 	}
-	return c.conn.Write(ctx, b)
+	return c.write(ctx, b, describe(nil, method, params))
 }
 
 // call sends a request and waits for its response. When ctx ends first, or
@@ -649,7 +664,7 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 	}
 	c.mu.Unlock()
 
-	if err := c.conn.Write(wctx, b); err != nil {
+	if err := c.write(wctx, b, describe(&id, method, params)); err != nil {
 		c.forget(id)
 		if cerr := wctx.Err(); cerr != nil {
 			return nil, cerr // the caller's context, or the request timeout
@@ -709,13 +724,13 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b)
+	c.writeLater(b, outgoing{method: notifyCancelled})
 }
 
 // writeLater sends b from a goroutine of its own, which Close waits for:
 // for writes that the read loop or a returning call must not wait on. A
 // failed write ends the connection.
-func (c *rpcConn) writeLater(b []byte) {
+func (c *rpcConn) writeLater(b []byte, m outgoing) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -725,7 +740,7 @@ func (c *rpcConn) writeLater(b []byte) {
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		if err := c.conn.Write(context.Background(), b); err != nil {
+		if err := c.write(context.Background(), b, m); err != nil {
 			c.shutdown(err)
 		}
 	}()
@@ -750,6 +765,44 @@ var clockStart = time.Now()
 // arrivedAt is when the read loop got m.
 func (m *wireMessage) arrivedAt() time.Time { return clockStart.Add(m.arrived) }
 
+// paramsWriter is params that write their own JSON, which marshalMessage
+// puts in the message as they write it: the params of a list page and of
+// subscriptions/listen (walk.go, listen.go) and params encoded before
+// (encodedParams). Any other params go through encoding/json.
+type paramsWriter interface {
+	writeParams(b *bytes.Buffer) error
+}
+
+// paramsDescriber is params that tell the transport more of their message
+// than its id and method (outgoing: the request's name, its _meta's
+// version).
+type paramsDescriber interface {
+	describe(m *outgoing)
+}
+
+// describe returns what the transport is told of a request (id set) or a
+// notification with params.
+func describe(id *int64, method string, params any) outgoing {
+	m := outgoing{method: method}
+	if id != nil {
+		m.id = json.RawMessage(strconv.FormatInt(*id, 10))
+	}
+	if d, ok := params.(paramsDescriber); ok {
+		d.describe(&m)
+	}
+	return m
+}
+
+// write sends one message, with its description to a transport that
+// takes it (describedWriter).
+func (c *rpcConn) write(ctx context.Context, b []byte, m outgoing) error {
+	if dw, ok := c.conn.(describedWriter); ok {
+		return dw.writeDescribed(ctx, b, m)
+	}
+	return c.conn.Write(ctx, b)
+}
+
+// marshalMessage encodes a request (id set) or a notification.
 func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(`{"jsonrpc":"2.0",`)
@@ -762,19 +815,9 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	writeJSONString(&buf, method)
 	switch p := params.(type) {
 	case nil:
-	case cursorParams:
-		buf.WriteString(`,"params":{"cursor":`)
-		writeJSONString(&buf, p.Cursor)
-		buf.WriteByte('}')
-	case listParams:
+	case paramsWriter:
 		buf.WriteString(`,"params":`)
-		p.writeTo(&buf)
-	case encodedParams:
-		buf.WriteString(`,"params":`)
-		buf.Write(p)
-	case listenParams:
-		buf.WriteString(`,"params":`)
-		if err := p.writeTo(&buf); err != nil {
+		if err := p.writeParams(&buf); err != nil {
 			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
 	default:
@@ -787,35 +830,6 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// listParams are the params of a list request in the modern era: the
-// cursor, if any, and the request's _meta (already JSON). marshalMessage
-// writes them without encoding/json.
-type listParams struct {
-	cursor *string
-	meta   json.RawMessage
-}
-
-// MarshalJSON is for any code that encodes listParams otherwise (a
-// transport reading a request's params back): the same JSON as
-// marshalMessage writes.
-func (p listParams) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	p.writeTo(&b)
-	return b.Bytes(), nil
-}
-
-func (p listParams) writeTo(b *bytes.Buffer) {
-	b.WriteByte('{')
-	if p.cursor != nil {
-		b.WriteString(`"cursor":`)
-		writeJSONString(b, *p.cursor)
-		b.WriteByte(',')
-	}
-	b.WriteString(`"_meta":`)
-	b.Write(p.meta)
-	b.WriteByte('}')
 }
 
 // writeJSONString writes s as a JSON string as json.Marshal does

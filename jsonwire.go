@@ -361,6 +361,11 @@ type encodedParams []byte
 // listParams.MarshalJSON).
 func (p encodedParams) MarshalJSON() ([]byte, error) { return p, nil }
 
+func (p encodedParams) writeParams(b *bytes.Buffer) error {
+	b.Write(p)
+	return nil
+}
+
 // initializeParams encodes the params of initialize as json.Marshal
 // writes the map {protocolVersion, capabilities, clientInfo}: keys sorted.
 func (o *Options) initializeParams(version string) encodedParams {

@@ -26,8 +26,8 @@ type kindSpec struct {
 	offered      func(ServerCapabilities) bool
 	notification string // the list_changed that invalidates it
 	listenField  string // what subscriptions/listen asks for to get it
-	// newLive makes the kind's List, with its syncer, for a Client.
-	newLive func(*Client, kindSpec) liveList
+	// newLive makes the kind's List, with its syncer (sync.go).
+	newLive func(kindSpec, liveEnv) liveList
 }
 
 func offersTools(c ServerCapabilities) bool     { return c.Tools != nil }

@@ -100,20 +100,23 @@ func decodeAckParams(raw []byte, p *ackParams) error {
 // _meta (withMeta sets it). marshalMessage writes them as json.Marshal
 // would write {"notifications": filter, "_meta": meta}, without it.
 type listenParams struct {
-	filter map[string]any
-	meta   json.RawMessage
+	filter  map[string]any
+	meta    json.RawMessage
+	version string // the protocol version meta names
 }
+
+func (p listenParams) describe(m *outgoing) { m.version = p.version }
 
 // MarshalJSON: see listParams.MarshalJSON.
 func (p listenParams) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	if err := p.writeTo(&b); err != nil {
+	if err := p.writeParams(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-func (p listenParams) writeTo(b *bytes.Buffer) error {
+func (p listenParams) writeParams(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	if p.meta != nil {
 		b.WriteString(`"_meta":`)

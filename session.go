@@ -31,7 +31,7 @@ type Session struct {
 	// probe: the Client's previous session found a legacy server
 	// (era.go, open).
 	legacyFirst bool
-	meta        atomic.Pointer[[]byte] // the modern era's _meta of every request
+	meta        atomic.Pointer[requestMeta] // the modern era's _meta of every request
 
 	// The modern era's change feed (listen.go).
 	feedMu   sync.Mutex // one (re)opening of the listen stream at a time

@@ -160,24 +160,79 @@ type liveList interface {
 	lastErr() error
 }
 
-// newLive makes the List of one kind for c, with the syncer that keeps it.
-func newLive[T Item, PT rawSetter[T]](c *Client, spec kindSpec) liveList {
-	l := newList[T](spec, &c.events)
-	w := &walker{c: c, l: &l.list}
-	if rawItemsOnly || c.opts.RawItems {
+// liveEnv is what a kind's List and its syncer are handed by their owner
+// (a Client): nothing of the owner itself.
+type liveEnv struct {
+	ctx      context.Context // ends when the owner closes
+	wg       *sync.WaitGroup // the syncer's goroutine joins it
+	events   *fifo[func()]   // where the List queues its subscribers' calls
+	sessions *sessionSlot    // the session the walks list on
+	log      Logger
+	raw      bool // keep raw items (Options.RawItems)
+}
+
+// newLive makes the List of one kind, with the syncer that keeps it.
+func newLive[T Item, PT rawSetter[T]](spec kindSpec, env liveEnv) liveList {
+	l := newList[T](spec, env.events)
+	w := &walker{sessions: env.sessions, log: env.log, l: &l.list}
+	if rawItemsOnly || env.raw {
 		l.none = rawEntries(nil)
 		l.snap.Items = l.none
 		w.newBuilder = newRawBuild(spec)
 	} else {
 		w.newBuilder = newBuild[T, PT]
 	}
-	l.sync = newSyncer(c.ctx, &c.wg, w.run)
+	l.sync = newSyncer(env.ctx, env.wg, w.run)
 	return l
+}
+
+// sessionSlot holds the session that the walks of every list list on and
+// counts the sessions (epochs). Its owner sets it when a session begins and
+// clears it when the session ends; a walk's result lands only while the
+// session it listed on is still the one in the slot, so that a result of
+// an older session never overwrites a newer one.
+type sessionSlot struct {
+	mu    sync.Mutex
+	sess  *Session
+	epoch uint64
+}
+
+// current returns the session and its epoch; nil between sessions.
+func (s *sessionSlot) current() (*Session, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess, s.epoch
+}
+
+// begin makes sess the current session, of a new epoch.
+func (s *sessionSlot) begin(sess *Session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sess = sess
+	s.epoch++
+}
+
+// end leaves the slot without a session.
+func (s *sessionSlot) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sess = nil
+}
+
+// ifCurrent runs fn, under the slot's lock, only while sess of epoch is
+// still the current session.
+func (s *sessionSlot) ifCurrent(sess *Session, epoch uint64, fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.epoch == epoch && s.sess == sess {
+		fn()
+	}
 }
 
 // walker runs the walks of one List, the same code for every kind.
 type walker struct {
-	c          *Client
+	sessions   *sessionSlot
+	log        Logger
 	l          *list
 	newBuilder func(prev Entries) builder
 }
@@ -186,8 +241,8 @@ type walker struct {
 // on the current session and applies the result unless a newer session has
 // taken over meanwhile (an older result never overwrites a newer one).
 func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
-	c, l := w.c, w.l
-	sess, epoch := c.current()
+	l := w.l
+	sess, epoch := w.sessions.current()
 	if sess == nil {
 		return // no session: the next one re-lists everything
 	}
@@ -196,9 +251,9 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	cache, err := relist(ctx, sess, l.spec, prev, b)
 	var items itemSlice
 	if err == nil {
-		items = sess.keepCallable(l.spec.kind, b.items())
+		items = sess.listed(l.spec.kind, b.items())
 	}
-	c.ifCurrent(sess, epoch, func() {
+	w.sessions.ifCurrent(sess, epoch, func() {
 		if err == nil {
 			l.apply(items, StatusReady, nil, cause, time.Since(since), cache)
 			return
@@ -211,7 +266,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return
 		}
-		c.opts.Logger.Warn("mcplive: re-list failed; keeping the last items", "kind", l.spec.kind, "err", err)
+		w.log.Warn("mcplive: re-list failed; keeping the last items", "kind", l.spec.kind, "err", err)
 		l.setStatus(StatusError, err)
 	})
 }

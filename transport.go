@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,44 @@ type SessionInfo struct {
 // initialize has succeeded, before any other request.
 type sessionUpdater interface {
 	sessionUpdated(SessionInfo)
+}
+
+// outgoing is what the JSON-RPC layer tells a transport of a message it
+// writes (describedWriter), so that the transport need not read the
+// message again.
+type outgoing struct {
+	id      json.RawMessage // a request's id; nil for notifications and responses
+	method  string
+	version string // the protocol version in the request's _meta, if any
+	name    string // params.name or params.uri, for Mcp-Name
+}
+
+// describedWriter is implemented by a Conn that needs to know what it
+// sends (Streamable HTTP: its headers name the method, the tool, the
+// version): the JSON-RPC layer writes through writeDescribed, handing it
+// the message's outgoing description with its bytes.
+type describedWriter interface {
+	writeDescribed(ctx context.Context, msg []byte, m outgoing) error
+}
+
+// gapReader is implemented by a Conn whose messages may have a gap: the
+// Streamable HTTP transport's standalone stream of 2025-11-25, re-opened
+// without an event id to resume from. readOrGap is Read that also reports,
+// in order with the messages, "events may have been missed here" (gap
+// true, no message); the session then invalidates every list (feed.go,
+// onEventsMissed). Read itself skips the gaps.
+type gapReader interface {
+	readOrGap(ctx context.Context) (msg []byte, gap bool, err error)
+}
+
+// paramMirror is implemented by a Conn that mirrors tools' x-mcp-header
+// parameters into Mcp-Param headers (SEP-2243; Streamable HTTP,
+// http_params.go). A session of 2026-07-28 hands it every tools list it
+// walks, and shows the tools it returns (those whose marks are invalid left
+// out); tools/call retries a call the server found mismatched with such a
+// transport. Nothing else of the feature is outside its transport.
+type paramMirror interface {
+	toolsListed(tools itemSlice, log Logger) itemSlice
 }
 
 // Defaults used where an option is zero.

@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,6 +96,46 @@ func (s *Session) listPages(ctx context.Context, spec kindSpec) ([]listPage, *Ca
 // cursorParams are the params of a list request after the first page.
 type cursorParams struct {
 	Cursor string `json:"cursor"`
+}
+
+func (p cursorParams) writeParams(b *bytes.Buffer) error {
+	b.WriteString(`{"cursor":`)
+	writeJSONString(b, p.Cursor)
+	b.WriteByte('}')
+	return nil
+}
+
+// listParams are the params of a list request in the modern era: the
+// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// writes them without encoding/json.
+type listParams struct {
+	cursor  *string
+	meta    json.RawMessage
+	version string // the protocol version meta names
+}
+
+func (p listParams) describe(m *outgoing) { m.version = p.version }
+
+// MarshalJSON is for any code that encodes listParams otherwise (a
+// transport reading a request's params back): the same JSON as
+// marshalMessage writes.
+func (p listParams) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := p.writeParams(&b)
+	return b.Bytes(), err
+}
+
+func (p listParams) writeParams(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	if p.cursor != nil {
+		b.WriteString(`"cursor":`)
+		writeJSONString(b, *p.cursor)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"_meta":`)
+	b.Write(p.meta)
+	b.WriteByte('}')
+	return nil
 }
 
 // builder gathers the items of one walk: the only part of decoding and
@@ -231,7 +272,25 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 	if err := decodeItems(spec, raws, &b); err != nil {
 		return nil, err
 	}
-	return itemsOf[T](s.keepCallable(kind, b.items())), nil
+	return itemsOf[T](s.listed(kind, b.items())), nil
+}
+
+// listed returns the items of a walk (its own slice) as the list shows
+// them: a tools list of 2026-07-28 goes through a transport that mirrors
+// parameters into headers (paramMirror), which may leave tools out; every
+// other list is shown as it was walked.
+func (s *Session) listed(kind Kind, items itemSlice) itemSlice {
+	if m, ok := s.rpc.conn.(paramMirror); ok && s.modern && kind == KindTools {
+		return m.toolsListed(items, s.opts.Logger)
+	}
+	return items
+}
+
+// mirrorsParams reports whether tools/call mirrors x-mcp-header parameters
+// into Mcp-Param headers in s: 2026-07-28 over Streamable HTTP.
+func (s *Session) mirrorsParams() bool {
+	_, ok := s.rpc.conn.(paramMirror)
+	return ok && s.modern
 }
 
 // relist walks a list again into b and decodes only the items that are new

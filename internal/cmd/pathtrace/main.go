@@ -1,0 +1,144 @@
+// Command pathtrace prints the path of one list_changed through the root
+// package: the files and functions whose coverage count is higher in a
+// profile of the change (MCPLIVE_PATH_TRACE=change) than in one of the
+// same run without it (MCPLIVE_PATH_TRACE=base); see TestPathTrace and
+// docs/architecture.md.
+//
+//	go run ./internal/cmd/pathtrace base.out change.out
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type block struct {
+	file       string
+	start, end int // lines
+}
+
+func read(name string) map[block]int {
+	f, err := os.Open(name)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	out := map[block]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		// name.go:l.c,l.c stmts count
+		file, rest, _ := strings.Cut(line, ":")
+		fields := strings.Fields(rest)
+		if len(fields) != 3 {
+			continue
+		}
+		a, b, _ := strings.Cut(fields[0], ",")
+		sl, _, _ := strings.Cut(a, ".")
+		el, _, _ := strings.Cut(b, ".")
+		s, _ := strconv.Atoi(sl)
+		e, _ := strconv.Atoi(el)
+		n, _ := strconv.Atoi(fields[2])
+		out[block{filepath.Base(file), s, e}] += n
+	}
+	return out
+}
+
+type fn struct {
+	name       string
+	start, end int
+}
+
+// funcs returns the top-level functions of a file of the root package.
+func funcs(file string, cache map[string][]fn) []fn {
+	if fs, ok := cache[file]; ok {
+		return fs
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		fail(err)
+	}
+	var fs []fn
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		name := fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			t := fd.Recv.List[0].Type
+			if s, ok := t.(*ast.StarExpr); ok {
+				t = s.X
+			}
+			if ix, ok := t.(*ast.IndexExpr); ok {
+				t = ix.X
+			}
+			if ix, ok := t.(*ast.IndexListExpr); ok {
+				t = ix.X
+			}
+			if id, ok := t.(*ast.Ident); ok {
+				name = id.Name + "." + name
+			}
+		}
+		fs = append(fs, fn{name, fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line})
+	}
+	cache[file] = fs
+	return fs
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fail(fmt.Errorf("usage: pathtrace base.out change.out"))
+	}
+	base, change := read(os.Args[1]), read(os.Args[2])
+	cache := map[string][]fn{}
+	hit := map[string]map[string]bool{}
+	for b, n := range change {
+		if n <= base[b] {
+			continue
+		}
+		name := "?"
+		for _, f := range funcs(b.file, cache) {
+			if f.start <= b.start && b.end <= f.end {
+				name = f.name
+			}
+		}
+		if hit[b.file] == nil {
+			hit[b.file] = map[string]bool{}
+		}
+		hit[b.file][name] = true
+	}
+	var files []string
+	total := 0
+	for f := range hit {
+		files = append(files, f)
+		total += len(hit[f])
+	}
+	sort.Strings(files)
+	fmt.Printf("%d files, %d functions\n", len(files), total)
+	for _, f := range files {
+		var names []string
+		for n := range hit[f] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Printf("%s: %s\n", f, strings.Join(names, " "))
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "pathtrace:", err)
+	os.Exit(1)
+}
