@@ -39,32 +39,74 @@
 //
 // # The path of one list_changed
 //
-// Each layer calls only the one below it (or, for the pages, the session
-// below it); nothing goes back up.
+// Each layer calls only the ones below it; what a layer needs of the one
+// above (the session a walk lists on, the handler of notifications) it is
+// handed. Optional transport features sit behind the interfaces of
+// transport.go (describedWriter, gapReader, paramMirror, sessionUpdater).
+// The steps, in call order, as TestDocPath checks them against the code
+// (each names its files and, in parentheses, the functions it runs):
 //
-//  1. websocket.go (or http.go): the Conn's Read returns the message.
-//  2. jsonrpc.go: rpcConn.readLoop checks the envelope (parseEnvelope, in
-//     jsonscan.go), stamps the notification's arrival and queues it; the
-//     dispatcher goroutine hands it, in arrival order, to the session.
-//  3. feed.go: Session.handleNotification looks the method up in
-//     notificationHandlers; onListChanged turns it into an invalidation of
-//     the kinds the kind registry (kinds.go) ties to it, checks that the
-//     server offers them, and hands it to the session's change feed. In
-//     2026-07-28 the same notification arrives on the subscriptions/listen
-//     stream (listen.go) and takes the same path.
-//  4. sync.go: the Client's feed (Client.listChanged) triggers the syncer of
-//     each kind: single flight, one more walk for triggers during a walk;
-//     the walk lists every page on the current session (walk.go: following
-//     nextCursor, guarding against repeated cursors and endless walks,
-//     decoding only new or changed items) and applies the result unless a
-//     newer session has taken over.
-//  5. list.go: List.apply swaps the items, computes the diff and queues one
-//     Update for the subscribers on the client's event goroutine.
-//  6. wasm/lists.go: the binding's watcher encodes the change (keys, added
+//  1. websocket.go (wsConn.Read), websocket_native.go (wsConn.readMessage):
+//     the transport reads one message. Over Streamable HTTP:
+//     http_stream.go (httpConn.follow, httpConn.readEvents), sse.go
+//     (sseReader.next), http.go (httpConn.push, httpConn.readOrGap); a
+//     stream re-opened without an event id to resume from is a gap
+//     (gapReader), which the session turns into the list_changed of every
+//     kind (feed.go, Session.onEventsMissed).
+//  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope), jsonscan.go
+//     (forEachMemberWith), queue.go (fifo.push, fifo.pop), jsonrpc.go
+//     (rpcConn.dispatchLoop): the envelope is checked, the notification
+//     stamped with its arrival and queued; the dispatcher hands it, in
+//     arrival order, to the session's handler.
+//  3. feed.go (Session.handleNotification, Session.onListChanged), kinds.go
+//     (kindsInvalidatedBy): the kind registry names the kinds the
+//     notification invalidates; the session checks that the server offers
+//     them and hands them to its change feed. In 2026-07-28 the same
+//     notification arrives on the subscriptions/listen stream (listen.go)
+//     and takes the same path.
+//  4. sync.go (Client.listChanged, syncer.trigger, syncer.loop, walker.run,
+//     sessionSlot.current): the Client's feed triggers the syncer of each
+//     kind: single flight, one more walk for triggers during a walk; the
+//     walker takes the current session and its epoch from the slot it was
+//     handed.
+//  5. walk.go (relist, Session.listRaw), session.go (Session.requestPage,
+//     requestVia), era.go (Session.withMeta), jsonrpc.go (rpcConn.exchange,
+//     marshalMessage, describe, rpcConn.write): every page is requested;
+//     the params write themselves (paramsWriter) and the transport is
+//     handed the message's description with its bytes (describedWriter).
+//  6. websocket.go (wsConn.Write), or http.go (httpConn.writeDescribed),
+//     http_request.go (httpConn.send): the request goes out; its response
+//     comes back as in steps 1 and 2, and jsonrpc.go (rpcConn.deliver)
+//     hands it to the waiting request.
+//  7. jsonscan.go (parseListPage), walk.go (relist), rawitems.go
+//     (rawBuild.add), walk.go (Session.listed): the page is split into its
+//     items; only new or changed items are decoded; in 2026-07-28 over
+//     Streamable HTTP the tools list goes through the transport's
+//     paramMirror (http_params.go, httpConn.toolsListed).
+//  8. sync.go (sessionSlot.ifCurrent), list.go (list.apply, diff,
+//     list.publish): unless a newer session has taken over, the list swaps
+//     the items, computes the diff and queues one Update.
+//  9. client.go (Client.eventLoop), list.go (List.Subscribe): the Client's
+//     event goroutine runs what the lists queued: their subscribers, in
+//     order.
+//  10. wasm/lists.go (watchList, listMsg.encode), wasm/hooks.go
+//     (hooks.list): the binding's watcher encodes the change (keys, added
 //     and changed items' raw JSON, removed keys, cause, latency) and hands
-//     it to JS in one crossing (the list hook, wasm/hooks.go).
-//  7. js/src/lists.js: the hook (set up in js/src/client.js) applies the
-//     message: a new frozen items array that reuses the objects of
-//     unchanged items.
-//  8. js/src/store.js: the store's set calls every subscriber.
+//     it to JS in one crossing.
+//  11. js/src/client.js (createClient), js/src/lists.js (apply): the hook
+//     applies the message: a new frozen items array that reuses the
+//     objects of unchanged items.
+//  12. js/src/store.js (set): the store calls every subscriber.
+//
+// Measured by TestPathTrace with internal/cmd/pathtrace (the root
+// package's functions whose coverage count grows when a go-sdk server adds
+// one tool to a one-page list, raw items as in the wasm build; add the 2
+// wasm and 3 JS files above): over WebSocket in 2025-11-25, 19 files and
+// 91 functions (90 before the calls back up were cut); over Streamable
+// HTTP in 2026-07-28, 23 files and 122 functions (24 and 124 before: the
+// transport no longer decodes each message it writes). No call goes back
+// up: the walker takes the session, its epoch and the apply-if-current
+// from the sessionSlot it is handed, the session hands a tools list down
+// to the transport's paramMirror, and the transport is handed each
+// message's description.
 package mcplive
