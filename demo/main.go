@@ -141,6 +141,8 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 		d.log.Info("protected endpoint (MCP authorization)", "mcp_http", base+protectedPath, "issuer", cfg.AuthIssuer)
+	} else {
+		d.disableProtected()
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {

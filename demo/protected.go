@@ -43,3 +43,12 @@ func (d *demo) enableProtected(base, issuer, secret string) error {
 	d.mux.Handle(protect.MetadataPath(protectedPath), p.Metadata())
 	return nil
 }
+
+// disableProtected answers the page's question whether there is a
+// protected endpoint (static/auth.js asks for its metadata) with 204 No
+// Content: no, without the red 404 a browser's console shows for it.
+func (d *demo) disableProtected() {
+	d.mux.HandleFunc(protect.MetadataPath(protectedPath), func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+}

@@ -80,10 +80,11 @@ signIn.addEventListener("click", () => {
 });
 signOut.addEventListener("click", () => current?.auth.signOut());
 
-// Only a demo server started with an authorization server has the protected endpoint.
+// Only a demo server started with an authorization server has the
+// protected endpoint; the others answer 204 (none), not a 404 in red.
 fetch(new URL("/.well-known/oauth-protected-resource/protected/mcp", location.href))
   .then((r) => {
-    if (!r.ok) return;
+    if (r.status !== 200) return;
     card.hidden = false;
     if (!current) status.textContent = "Not signed in.";
   })
