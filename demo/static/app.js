@@ -616,6 +616,10 @@ function picker({ select, keyOf, preferred, onChoose }) {
     if (found !== item && key !== null) {
       item = found;
       onChoose(item, key);
+    } else if (key === null && item !== undefined) {
+      // Nothing to choose (another server, or none): no form of the last one's item.
+      item = undefined;
+      onChoose(undefined, null);
     }
   }
   select.addEventListener("change", () => choose(select.value));
@@ -647,7 +651,7 @@ const toolPicker = picker({
   onChoose(tool, name) {
     showFormError($("#tool-error"), null);
     const fields = clear($("#tool-fields"));
-    $("#tool-desc").textContent = tool ? tool.description ?? "" : `${clip(name, 200)} is no longer offered by the server.`;
+    $("#tool-desc").textContent = tool ? tool.description ?? "" : name === null ? "" : `${clip(name, 200)} is no longer offered by the server.`;
     $("#tool-call").disabled = !tool;
     currentToolForm = tool ? toolForm(tool.inputSchema) : null;
     if (currentToolForm) fields.append(currentToolForm.element);
@@ -743,7 +747,7 @@ const promptPicker = picker({
   onChoose(prompt, name) {
     showFormError($("#prompt-error"), null);
     const fields = clear($("#prompt-fields"));
-    $("#prompt-desc").textContent = prompt ? prompt.description ?? "" : `${clip(name, 200)} is no longer offered by the server.`;
+    $("#prompt-desc").textContent = prompt ? prompt.description ?? "" : name === null ? "" : `${clip(name, 200)} is no longer offered by the server.`;
     $("#prompt-get").disabled = !prompt;
     currentPromptForm = prompt ? promptForm(prompt.arguments) : null;
     if (currentPromptForm) fields.append(currentPromptForm.element);

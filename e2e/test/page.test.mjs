@@ -362,6 +362,11 @@ describe("the demo page in headless Chromium", { skip }, () => {
     for (const kind of ["tools", "prompts", "resources", "resourceTemplates"]) {
       assert.deepEqual(await keys(page, kind), [], `${kind}: nothing left from the last server`);
     }
+    // Nor the last server's forms: nothing to call, no fields, no description.
+    assert.equal(await page.$eval("#tool-fields", (el) => el.children.length), 0, "no tool form left");
+    assert.equal(await text(page, "#tool-desc"), "");
+    assert.equal(await page.$eval("#tool-call", (el) => el.disabled), true);
+    assert.equal(await page.$eval("#prompt-fields", (el) => el.children.length), 0, "no prompt form left");
 
     // This server with a token it does not know (401 over HTTP): one attempt, its error shown.
     await page.fill("#connect-url", `${server.url}/mcp?token=nope`);
