@@ -3,8 +3,6 @@ package mcplive_test
 import (
 	"errors"
 	"fmt"
-	"github.com/mcplive/mcplive/internal/scripted"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/scripted"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Errors that point at the cause (issue 33).
