@@ -4,12 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
-	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/httpcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,7 +77,7 @@ func (d *demo) speaks(v string) bool {
 // serveMCP is /mcp.
 func (d *demo) serveMCP(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
-	if !originAllowed(r, origin, d.origins) {
+	if !httpcheck.OriginAllowed(r, origin, d.origins) {
 		d.log.Warn("mcp: refused: origin not allowed", "origin", origin, "host", r.Host, "method", r.Method, "remote", r.RemoteAddr)
 		http.Error(w, "Forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
 		return
@@ -96,7 +95,7 @@ func (d *demo) serveMCP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket") {
+	if httpcheck.HeaderHasToken(r.Header, "Connection", "upgrade") && httpcheck.HeaderHasToken(r.Header, "Upgrade", "websocket") {
 		d.mcp.ServeHTTP(w, r)
 		return
 	}
@@ -295,43 +294,4 @@ func (d *demo) shutdownHTTP(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// originAllowed reports whether a page of this Origin may use /mcp: its own
-// origin, or a host (or "scheme://host") matching one of patterns, with the
-// semantics of mcpws.HandlerOptions.OriginPatterns. No Origin (not a
-// browser) is allowed; "null" is not.
-func originAllowed(r *http.Request, origin string, patterns []string) bool {
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	for _, p := range patterns {
-		target := u.Host
-		if strings.Contains(p, "://") {
-			target = u.Scheme + "://" + u.Host
-		}
-		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// headerHasToken reports whether the comma-separated header name holds token.
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
 }

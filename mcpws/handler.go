@@ -6,13 +6,11 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"path"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcplive/mcplive/internal/httpcheck"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -91,12 +89,12 @@ func NewHandler(newServer func(r *http.Request) *mcp.Server, opts *HandlerOption
 // ServeHTTP implements [http.Handler]. It returns when the connection ends.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := h.log.With("remote", r.RemoteAddr)
-	if origin := r.Header.Get("Origin"); !originAllowed(r, origin, h.opts.OriginPatterns) {
+	if origin := r.Header.Get("Origin"); !httpcheck.OriginAllowed(r, origin, h.opts.OriginPatterns) {
 		log.Warn("mcpws: refused: origin not allowed", "origin", origin, "host", r.Host)
 		http.Error(w, "Forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
 		return
 	}
-	if !headerHasToken(r.Header, "Connection", "upgrade") || !headerHasToken(r.Header, "Upgrade", "websocket") {
+	if !httpcheck.HeaderHasToken(r.Header, "Connection", "upgrade") || !httpcheck.HeaderHasToken(r.Header, "Upgrade", "websocket") {
 		w.Header().Set("Connection", "Upgrade")
 		w.Header().Set("Upgrade", "websocket")
 		http.Error(w, "Upgrade Required: this endpoint speaks MCP over WebSocket", http.StatusUpgradeRequired)
@@ -230,43 +228,6 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		wg.Wait()
 		return ctx.Err()
 	}
-}
-
-// originAllowed reports whether a handshake with this Origin header may
-// proceed, with the semantics of websocket.AcceptOptions.OriginPatterns.
-func originAllowed(r *http.Request, origin string, patterns []string) bool {
-	if origin == "" {
-		return true // not a browser page
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false // includes "null"
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	for _, p := range patterns {
-		target := u.Host
-		if strings.Contains(p, "://") {
-			target = u.Scheme + "://" + u.Host
-		}
-		if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// headerHasToken reports whether the comma-separated header name holds token.
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 type connIDKey struct{}
