@@ -86,6 +86,9 @@ export function safeIconURL(src) {
   return null;
 }
 
+/** badge is a small label; its full text (or title) is the tooltip. */
+export const badge = (text, cls, title) => h("span", { class: ["badge", cls], text, title: title ? clip(title, 500) : clip(text, 500) });
+
 /**
  * clip cuts s to at most n characters (then ends it with "…"), for
  * places where a server's string is context, not content: a log line, a
