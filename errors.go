@@ -68,10 +68,22 @@ func protocolError(format string, args ...any) error {
 // methodErr says that method failed with err, naming the method once:
 // errors of a request already start with its method.
 func methodErr(method string, err error) error {
-	if strings.HasPrefix(err.Error(), method+":") {
+	if msg := strings.TrimPrefix(err.Error(), "mcplive: "); strings.HasPrefix(msg, method+":") {
+		if msg != err.Error() {
+			return err // named already, with the package's prefix
+		}
 		return fmt.Errorf("mcplive: %w", err)
 	}
 	return fmt.Errorf("mcplive: %s: %w", method, err)
+}
+
+// namedFor prefixes err with method unless it names the method already
+// (the transport's errors do: "mcplive: initialize: POST …").
+func namedFor(method string, err error) error {
+	if msg := strings.TrimPrefix(err.Error(), "mcplive: "); strings.HasPrefix(msg, method+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", method, err)
 }
 
 // advised is err with advice for the person who reads it (what to check or

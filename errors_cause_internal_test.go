@@ -1,6 +1,11 @@
 package mcplive
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // An HTML error page in an HTTP error: its title or first text, no markup.
 func TestBodySnippetHTML(t *testing.T) {
@@ -15,6 +20,25 @@ func TestBodySnippetHTML(t *testing.T) {
 	} {
 		if got := bodySnippet([]byte(tc.body)); got != tc.want {
 			t.Errorf("bodySnippet(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestMethodErrNamesOnce: a method's error is prefixed with the method
+// once, whether or not it had the package's prefix already.
+func TestMethodErrNamesOnce(t *testing.T) {
+	base := errors.New("no answer")
+	for _, in := range []error{
+		base,
+		fmt.Errorf("server/discover: %w", base),
+		fmt.Errorf("mcplive: server/discover: %w", base),
+	} {
+		got := methodErr("server/discover", in)
+		if got.Error() != "mcplive: server/discover: no answer" || !errors.Is(got, base) {
+			t.Errorf("methodErr(%q) = %q, want %q wrapping it", in, got, "mcplive: server/discover: no answer")
+		}
+		if got := namedFor("server/discover", in); strings.Count(got.Error(), "server/discover") != 1 || !errors.Is(got, base) {
+			t.Errorf("namedFor(%q) = %q, want the method named once", in, got)
 		}
 	}
 }

@@ -554,4 +554,22 @@ func TestHTTPDialFailures(t *testing.T) {
 	if !errors.As(err, &herr) || herr.StatusCode != 404 || !errors.Is(err, mcplive.ErrDial) || !strings.Contains(err.Error(), "MCP endpoint") {
 		t.Fatalf("initialize answered 404: %v, want an *HTTPError 404 matching ErrDial", err)
 	}
+
+	// initialize answered, notifications/initialized refused: the session
+	// never opened, so connect fails as a dial does (a DialError in JS),
+	// and the status is there to read.
+	h400 := hh.New(t, hh.Options{Handle: func(r *hh.Request) bool {
+		if r.RPC.Method != "notifications/initialized" {
+			return false
+		}
+		r.Answer(400, "text/plain", "Bad Request: no session")
+		return true
+	}})
+	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h400.URL}, &mcplive.Options{ProtocolVersion: mcplive.ProtocolVersion})
+	if !errors.As(err, &herr) || herr.StatusCode != 400 || !errors.Is(err, mcplive.ErrDial) {
+		t.Fatalf("notifications/initialized answered 400: %v, want an *HTTPError 400 matching ErrDial", err)
+	}
+	if strings.Count(err.Error(), "initialized") != 1 {
+		t.Errorf("the method is named more than once: %v", err)
+	}
 }

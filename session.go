@@ -118,7 +118,12 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 	if !s.modern {
 		if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
 			s.rpc.Close()
-			return nil, fmt.Errorf("mcplive: initialized: %w", err)
+			// The session never opened: a failed dial, as initialize's
+			// own failures are (err names the method already).
+			if errors.Is(err, ErrDial) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w (%w)", err, ErrDial)
 		}
 	}
 	return s, nil
@@ -229,7 +234,7 @@ func requestVia[R any](ctx context.Context, s *Session, method string, params an
 		if errors.As(err, &rpcErr) {
 			return none, err
 		}
-		return none, fmt.Errorf("%s: %w", method, err)
+		return none, namedFor(method, err)
 	}
 	return raw, nil
 }
@@ -248,7 +253,7 @@ func (s *Session) requestLong(ctx context.Context, method string, params any, on
 		if errors.As(err, &rpcErr) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, namedFor(method, err)
 	}
 	return raw, nil
 }

@@ -318,6 +318,8 @@ export interface TokenRequest {
 
 /** The connect option `logger`: any of these methods (`console` has them all). */
 export interface Logger {
+  /** Diagnostics a working client does not need (such as the fall-back to 2025-11-25). */
+  debug?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
   info?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
   warn?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;
   error?(message: string, attrs: Readonly<Record<string, string | number | boolean>>): void;

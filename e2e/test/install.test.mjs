@@ -30,6 +30,30 @@ const ANON_TOOLS = ["add", "echo", "login", "now", "whoami"];
 const ALICE_TOOLS = ["add", "echo", "logout", "now", "random_number", "search", "uppercase", "whoami", "word_count"];
 const run = promisify(execFile);
 
+/**
+ * serveFolder serves dir as a plain static server does (python3 -m
+ * http.server, nginx): every file, node_modules too, with its MIME type,
+ * on a port of its own (so the page is cross-origin to /mcp, as most are).
+ */
+async function serveFolder(dir) {
+  const { createServer } = await import("node:http");
+  const { readFile } = await import("node:fs/promises");
+  const { extname, normalize } = await import("node:path");
+  const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    if (path === "/favicon.ico") return res.writeHead(204).end(); // the browser asks; the page has none
+    try {
+      const body = await readFile(join(dir, path.endsWith("/") ? `${path}index.html` : path));
+      res.writeHead(200, { "Content-Type": TYPES[extname(path)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404).end("not found");
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
 const HTML = (body, src) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"></head>
 <body>${body}<script type="module" src="${src}"></script></body></html>
@@ -82,6 +106,8 @@ export function mountApp(target, url) {
 `,
     },
     esbuild: {
+      // The page without a bundler (docs/frameworks-and-bundlers.md), in the same installed app.
+      "plain.html": snippet("plain-page.html"),
       "build.mjs": snippet("esbuild-build.mjs"),
       "src/app.js": snippet("esbuild-app.js"),
       "quickstart.js": snippet("quickstart.js"), // run by Node, from the installed package
@@ -339,6 +365,19 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
     assert.match(err, /^RPCError: /);
     assert.deepEqual(page.problems, []);
     assert.deepEqual(vite.problems, []);
+  });
+
+  test("no bundler: the page with an import map loads the installed package from node_modules and follows the list", async (t) => {
+    const folder = await serveFolder(app.esbuild);
+    t.after(() => folder.close());
+    const page = await open(t, `${folder.url}/plain.html`);
+    await waitFor(page, "h2", "Tools v1 (ready)");
+    assert.deepEqual(await items(page), ANON_TOOLS);
+    const undo = await toggleEcho();
+    t.after(undo);
+    await waitFor(page, "h2", "Tools v2 (ready)");
+    assert.deepEqual(await items(page), withoutEcho);
+    assert.deepEqual(page.problems, []);
   });
 
   test("esbuild: the bundle loads the copied wasm through wasmUrl and follows the list", async (t) => {
