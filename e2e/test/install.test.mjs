@@ -250,6 +250,16 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
     return () => server.control("POST", "tools/echo/enable");
   }
   const withoutEcho = ANON_TOOLS.filter((n) => n !== "echo");
+  /** followsTheList checks that page shows the tools, then the list without echo once the server takes it away. */
+  async function followsTheList(t, page) {
+    await waitFor(page, "h2", "Tools v1 (ready)");
+    assert.deepEqual(await items(page), ANON_TOOLS);
+    const undo = await toggleEcho();
+    t.after(undo);
+    await waitFor(page, "h2", "Tools v2 (ready)");
+    assert.deepEqual(await items(page), withoutEcho);
+    assert.deepEqual(page.problems, []);
+  }
 
   test("installed from the tarball: a copy, not a link to ../mcplive/js", () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, "js", "package.json"), "utf8"));
@@ -370,24 +380,10 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
   test("no bundler: the page with an import map loads the installed package from node_modules and follows the list", async (t) => {
     const folder = await serveFolder(app.esbuild);
     t.after(() => folder.close());
-    const page = await open(t, `${folder.url}/plain.html`);
-    await waitFor(page, "h2", "Tools v1 (ready)");
-    assert.deepEqual(await items(page), ANON_TOOLS);
-    const undo = await toggleEcho();
-    t.after(undo);
-    await waitFor(page, "h2", "Tools v2 (ready)");
-    assert.deepEqual(await items(page), withoutEcho);
-    assert.deepEqual(page.problems, []);
+    await followsTheList(t, await open(t, `${folder.url}/plain.html`));
   });
 
   test("esbuild: the bundle loads the copied wasm through wasmUrl and follows the list", async (t) => {
-    const page = await open(t, `${server.url}/`);
-    await waitFor(page, "h2", "Tools v1 (ready)");
-    assert.deepEqual(await items(page), ANON_TOOLS);
-    const undo = await toggleEcho();
-    t.after(undo);
-    await waitFor(page, "h2", "Tools v2 (ready)");
-    assert.deepEqual(await items(page), withoutEcho);
-    assert.deepEqual(page.problems, []);
+    await followsTheList(t, await open(t, `${server.url}/`));
   });
 });
