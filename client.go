@@ -48,8 +48,7 @@ type Client struct {
 	stateCh   chan struct{} // closed and replaced at every state change
 	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
-	stateSubs map[int]func(State)
-	nextSubID int
+	stateSubs watchers[State]
 }
 
 // Connect dials url, initializes, and returns once every list the server
@@ -70,7 +69,6 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 		transport: t,
 		state:     StateConnecting,
 		stateCh:   make(chan struct{}),
-		stateSubs: make(map[int]func(State)),
 		evDone:    make(chan struct{}),
 		runDone:   make(chan struct{}),
 	}
@@ -132,16 +130,8 @@ func (c *Client) State() State {
 // WatchState calls fn on every state change, in order, on the event
 // goroutine. The returned function stops the calls.
 func (c *Client) WatchState(fn func(State)) (cancel func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.nextSubID++
-	id := c.nextSubID
-	c.stateSubs[id] = fn
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.stateSubs, id)
-	}
+	remove := c.stateSubs.add(fn)
+	return func() { remove() }
 }
 
 // InitializeResult returns the latest session's initialize result.
@@ -238,25 +228,7 @@ func (c *Client) setStateLocked(s State) {
 	close(c.stateCh)
 	c.stateCh = make(chan struct{})
 	// Only the watchers registered now, as for list updates (publish).
-	var ids []int
-	for id := 0; id <= c.nextSubID; id++ {
-		if _, ok := c.stateSubs[id]; ok {
-			ids = append(ids, id)
-		}
-	}
-	c.events.push(func() {
-		c.mu.Lock()
-		fns := make([]func(State), 0, len(ids))
-		for _, id := range ids {
-			if fn, ok := c.stateSubs[id]; ok {
-				fns = append(fns, fn)
-			}
-		}
-		c.mu.Unlock()
-		for _, fn := range fns {
-			fn(s)
-		}
-	})
+	c.stateSubs.publish(&c.events, s)
 }
 
 // run connects, syncs, waits for the connection to drop, and reconnects,

@@ -84,11 +84,12 @@
 //     Streamable HTTP the tools list goes through the transport's
 //     paramMirror (http_params.go, httpConn.toolsListed).
 //  8. sync.go (sessionSlot.ifCurrent), list.go (list.apply, diff,
-//     list.publish): unless a newer session has taken over, the list swaps
-//     the items, computes the diff and queues one Update.
-//  9. client.go (Client.eventLoop), list.go (List.Subscribe): the Client's
-//     event goroutine runs what the lists queued: their subscribers, in
-//     order.
+//     list.publish), queue.go (watchers.publish): unless a newer session
+//     has taken over, the list swaps the items, computes the diff and
+//     queues one Update for the subscribers registered now.
+//  9. client.go (Client.eventLoop), queue.go (watchers.still), list.go
+//     (List.Subscribe): the Client's event goroutine runs what the lists
+//     queued: their subscribers that are registered still, in order.
 //  10. wasm/lists.go (watchList, listMsg.encode), wasm/hooks.go
 //     (hooks.list): the binding's watcher encodes the change (keys, added
 //     and changed items' raw JSON, removed keys, cause, latency) and hands

@@ -138,9 +138,7 @@ type list struct {
 	mu     sync.Mutex
 	snap   ViewSnapshot // Items is an itemSlice
 	unique bool         // snap.Items repeats no key (see diff)
-	subs   map[int]func(ViewUpdate)
-	order  []int
-	nextID int
+	subs   watchers[ViewUpdate]
 }
 
 func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
@@ -151,7 +149,6 @@ func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
 		none:   none,
 		snap:   ViewSnapshot{Items: none, Status: StatusLoading},
 		unique: true,
-		subs:   make(map[int]func(ViewUpdate)),
 	}}
 }
 
@@ -185,26 +182,8 @@ func (l *list) view() ViewSnapshot {
 }
 
 func (l *list) watch(fn func(ViewUpdate)) (cancel func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.nextID++
-	id := l.nextID
-	l.subs[id] = fn
-	l.order = append(l.order, id)
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if _, ok := l.subs[id]; !ok {
-			return
-		}
-		delete(l.subs, id)
-		for i, v := range l.order {
-			if v == id {
-				l.order = append(l.order[:i:i], l.order[i+1:]...)
-				break
-			}
-		}
-	}
+	remove := l.subs.add(fn)
+	return func() { remove() }
 }
 
 // apply swaps in a new list with status and err, computes the diff against
@@ -254,25 +233,10 @@ func (l *list) publishState() {
 }
 
 // publish queues u for the subscribers registered now that are still
-// registered when it is delivered: one that subscribes later already holds
-// u in its Snapshot and must not get its diff again. Called with l.mu
-// held, so updates are queued in the order applied.
-func (l *list) publish(u ViewUpdate) {
-	ids := append([]int(nil), l.order...)
-	l.events.push(func() {
-		l.mu.Lock()
-		fns := make([]func(ViewUpdate), 0, len(ids))
-		for _, id := range ids {
-			if fn, ok := l.subs[id]; ok {
-				fns = append(fns, fn)
-			}
-		}
-		l.mu.Unlock()
-		for _, fn := range fns {
-			fn(u)
-		}
-	})
-}
+// registered when it is delivered (watchers.publish): one that subscribes
+// later already holds u in its Snapshot and must not get its diff again.
+// Called with l.mu held, so updates are queued in the order applied.
+func (l *list) publish(u ViewUpdate) { l.subs.publish(l.events, u) }
 
 // markStale turns a list that had been synced "stale", keeping its items:
 // nothing keeps it in sync until a new session re-lists it.

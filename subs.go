@@ -9,17 +9,12 @@ import (
 // resourceSubs is the registry of resource subscribers that Session and
 // Client share: the subscribers of each URI in subscription order, and one
 // (un)subscribe round trip at a time, so that a second subscriber never
-// counts on a resources/subscribe still in flight that may fail.
+// counts on a resources/subscribe still in flight that may fail. Each
+// URI's subscribers are a watchers registry, as a list's are.
 type resourceSubs struct {
 	op    sync.Mutex // held across an (un)subscribe round trip
 	mu    sync.Mutex
-	byURI map[string][]resourceSub
-	next  int
-}
-
-type resourceSub struct {
-	id int
-	fn func(uri string)
+	byURI map[string]*watchers[string]
 }
 
 // subscribe registers fn for uri. For the first subscriber of uri it calls
@@ -32,42 +27,38 @@ func (r *resourceSubs) subscribe(ctx context.Context, uri string, fn func(string
 	defer r.op.Unlock()
 	r.mu.Lock()
 	if r.byURI == nil {
-		r.byURI = make(map[string][]resourceSub)
+		r.byURI = make(map[string]*watchers[string])
 	}
-	r.next++
-	id := r.next
-	first := len(r.byURI[uri]) == 0
-	r.byURI[uri] = append(r.byURI[uri], resourceSub{id, fn})
+	w := r.byURI[uri]
+	if w == nil {
+		w = new(watchers[string])
+		r.byURI[uri] = w
+	}
+	first := w.len() == 0
+	remove := w.add(fn)
 	r.mu.Unlock()
 	if first {
 		if err := send(ctx); err != nil {
-			r.remove(uri, id)
+			r.remove(uri, w, remove)
 			return nil, err
 		}
 	}
 	return func(ctx context.Context) error {
 		r.op.Lock()
 		defer r.op.Unlock()
-		if !r.remove(uri, id) {
+		if !r.remove(uri, w, remove) {
 			return nil
 		}
 		return unsend(ctx)
 	}, nil
 }
 
-// remove removes one subscriber; it reports whether it was the last one of
-// its URI.
-func (r *resourceSubs) remove(uri string, id int) (last bool) {
+// remove removes one subscriber of uri (w's); it reports whether it was
+// the last one.
+func (r *resourceSubs) remove(uri string, w *watchers[string], remove func() bool) (last bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	subs := r.byURI[uri]
-	i := slices.IndexFunc(subs, func(s resourceSub) bool { return s.id == id })
-	if i < 0 {
-		return false
-	}
-	subs = slices.Delete(subs, i, i+1)
-	if len(subs) > 0 {
-		r.byURI[uri] = subs
+	if !remove() || w.len() > 0 {
 		return false
 	}
 	delete(r.byURI, uri)
@@ -77,12 +68,12 @@ func (r *resourceSubs) remove(uri string, id int) (last bool) {
 // fns returns the subscribers of uri, in subscription order.
 func (r *resourceSubs) fns(uri string) []func(string) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]func(string), len(r.byURI[uri]))
-	for i, s := range r.byURI[uri] {
-		out[i] = s.fn
+	w := r.byURI[uri]
+	r.mu.Unlock()
+	if w == nil {
+		return nil
 	}
-	return out
+	return w.now()
 }
 
 // uris returns the URIs that have subscribers, sorted.
