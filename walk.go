@@ -23,6 +23,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		return nil, err
 	}
 	var hint *CacheHint
+	var received time.Time
 	// The page received and not yet handed to onPage, and onPage's error.
 	var (
 		held    listPage
@@ -59,6 +60,11 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if s.modern && info.resultType != "" && info.resultType != "complete" {
 			return nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
 		}
+		if page == 1 {
+			// Every page of the walk came at or after this: the list is
+			// fresh while every page is (caching, 2026-07-28).
+			received = time.Now()
+		}
 		hint = hint.merge(info)
 		held, holding = items, true
 		if next == nil || (*next == "" && !s.modern) {
@@ -67,7 +73,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 				return nil, pageErr
 			}
 			if hint != nil {
-				hint.Received = time.Now()
+				hint.Received = received
 			}
 			return hint, nil
 		}
