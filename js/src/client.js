@@ -187,9 +187,10 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
       close();
       return;
     }
-    rememberRevision(url, info.protocolVersion);
+    // What an unpinned connect found is what the next one tries first.
+    if (!goOptions.protocolVersion) rememberRevision(url, info.protocolVersion);
     if (cache) {
-      cache.setRevision(info.protocolVersion);
+      if (!goOptions.protocolVersion) cache.setRevision(info.protocolVersion);
       for (const kind of KINDS) keep(kind);
     }
     // Lists may differ per authorization: a new one (a sign-in, a step-up,

@@ -37,6 +37,8 @@
 //	                                           from now on ({} gives go-sdk's own: 0, "public")
 //	/control/hold             {"on"}           on: every MCP request waits, its answer held back, until
 //	                                           {"on":false}
+//	/control/legacy           {"on"}           on: server/discover is refused (-32601), as a 2025-11-25
+//	                                           server does
 //	/control/require          {"token"?,"header"?,"value"?}  from now on a Streamable HTTP request
 //	                                           needs "Authorization: Bearer <token>" (else 401 with a
 //	                                           WWW-Authenticate challenge naming resource_metadata)
@@ -203,6 +205,7 @@ type testServer struct {
 	ttlMs     int                // /control/cache: the ttlMs and cacheScope of every cacheable result
 	scope     string
 	held      chan struct{} // /control/hold: closed when held requests may go on (nil: none held)
+	legacy    bool          // /control/legacy: server/discover is refused, as by a 2025-11-25 server
 }
 
 func (s *testServer) protected() *protect.Protector {
@@ -447,7 +450,11 @@ func (s *testServer) hold(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.mu.Lock()
 		ch := s.held
+		legacy := s.legacy
 		s.mu.Unlock()
+		if legacy && method == "server/discover" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found (a 2025-11-25 server)"}
+		}
 		if ch != nil {
 			select {
 			case <-ch:
@@ -473,6 +480,10 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 	case "cache":
 		s.mu.Lock()
 		s.ttlMs, s.scope = req.TTLMs, req.Scope
+		s.mu.Unlock()
+	case "legacy":
+		s.mu.Lock()
+		s.legacy = req.On
 		s.mu.Unlock()
 	case "hold":
 		s.mu.Lock()
