@@ -43,6 +43,8 @@ export function open(url, options = {}) {
   }
   const cache = openCache(options.cache, target, context, logger);
   const cached = cache?.load() ?? null;
+  // Settles once the kept catalog is in the stores (client.js: seeds).
+  const shown = cached === null ? null : cached.then(() => new Promise((r) => setTimeout(r, 0)));
 
   async function start(sig) {
     if (sig.aborted) throw abortError(sig);
@@ -57,7 +59,8 @@ export function open(url, options = {}) {
     // starts; the client's first dial adopts the socket (dial.js).
     const early = /^wss?:/i.test(target) ? earlyDial(target) : null;
     try {
-      return { rt: await loadRuntime(options.wasmUrl), early };
+      // The kept catalog is shown before Go takes the page's thread.
+      return { rt: await loadRuntime(options.wasmUrl, shown), early };
     } catch (err) {
       discardEarly(early);
       throw err;
