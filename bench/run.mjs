@@ -621,24 +621,33 @@ async function workloadReturning(sec) {
   log(`7. [${sec.id}] returning visit: ${samples} reloads per client`);
   await control("set-tools", { n: base });
   const out = Object.fromEntries(sec.clients.map((c) => [c.key, { samples: [], synced: [], fromPage: [], sources: [] }]));
-  for (const c of sec.clients) {
-    let s;
-    try {
-      s = await open(c);
-      // One reload first: the compiled wasm is cached on the second load.
-      await revisit(s);
-      for (let i = 0; i < samples; i++) {
-        const r = await revisit(s);
+  // Every client's page stays open in its own context; the reloads take
+  // turns, in rotating order, so that the machine's drift spreads alike.
+  const sessions = {};
+  try {
+    for (const c of sec.clients) {
+      try {
+        sessions[c.key] = await open(c);
+        // One reload first: the compiled wasm is cached on the second load.
+        await revisit(sessions[c.key]);
+      } catch (e) {
+        out[c.key].error = failed("returning visit", c.id, e);
+      }
+    }
+    await alternate(sec.clients, samples, async (c) => {
+      if (out[c.key].error) return;
+      try {
+        const r = await revisit(sessions[c.key]);
         out[c.key].samples.push(r.firstShown);
         out[c.key].synced.push(r.firstList - r.scriptStart);
         out[c.key].fromPage.push(r.firstShownFromPage);
         out[c.key].sources.push(r.firstSource);
+      } catch (e) {
+        out[c.key].error = failed("returning visit", c.id, e);
       }
-    } catch (e) {
-      out[c.key].error = failed("returning visit", c.id, e);
-    } finally {
-      if (s) await closeSession(s);
-    }
+    });
+  } finally {
+    for (const s of Object.values(sessions)) await closeSession(s);
   }
   for (const o of Object.values(out)) {
     o.stats = stats(o.samples);

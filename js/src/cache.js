@@ -82,6 +82,19 @@ function indexedDBAdapter() {
     );
   return {
     get: (k) => run("readonly", (s) => s.get(k)),
+    // Both records of a server in one transaction (openCache: load).
+    getMany: (keys) =>
+      open().then(
+        (d) =>
+          new Promise((resolve, reject) => {
+            const tx = d.transaction("catalogs", "readonly");
+            const store = tx.objectStore("catalogs");
+            const reqs = keys.map((k) => store.get(k));
+            tx.oncomplete = () => resolve(reqs.map((r) => r.result));
+            tx.onerror = () => reject(tx.error);
+            tx.onabort = () => reject(tx.error ?? new Error("the transaction was aborted"));
+          }),
+      ),
     set: (k, v) => run("readwrite", (s) => s.put(v, k)),
     delete: (k) => run("readwrite", (s) => s.delete(k)),
   };
@@ -190,14 +203,18 @@ export function openCache(option, url, contextPromise, logger) {
   let ctx = null; // the current context's key
   const state = { revision: "", lists: { public: {}, private: {} }, reads: { public: {}, private: {} } };
 
-  async function readOne(key, c) {
-    let raw;
+  /** fetch gets the raw records of keys (one transaction where the storage can). */
+  async function fetch(keys) {
     try {
-      raw = await call("get", key);
+      if (typeof adapter.getMany === "function") return await adapter.getMany(keys);
+      return await Promise.all(keys.map((k) => call("get", k)));
     } catch (err) {
       warn(`the storage failed (get): ${err?.message ?? err}; the lists are walked`, { err });
-      return null;
+      return keys.map(() => null);
     }
+  }
+
+  function decodeOne(raw, c) {
     if (raw === undefined || raw === null) return null;
     try {
       return decode(raw, url, c);
@@ -216,7 +233,10 @@ export function openCache(option, url, contextPromise, logger) {
       // no context known: only public records are read
     }
     if (typeof context === "string") ctx = contextKey(context);
-    const [pub, priv] = await Promise.all([readOne(recordKey(url, null), null), ctx === null ? null : readOne(recordKey(url, ctx), ctx)]);
+    const keys = ctx === null ? [recordKey(url, null)] : [recordKey(url, null), recordKey(url, ctx)];
+    const raws = await fetch(keys);
+    const pub = decodeOne(raws[0], null);
+    const priv = ctx === null ? null : decodeOne(raws[1], ctx);
     if (pub) {
       state.revision = pub.revision;
       pickScope(pub, "public");

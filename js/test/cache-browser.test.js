@@ -43,13 +43,14 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
         const shown = first.at(-1).names;
 
         // While the page is closed, the server changes its tools; then it
-        // holds every answer back.
+        // holds every answer back, and the page is loaded again.
+        await page.goto("about:blank");
         await server.control("remove-tool", { name: `gone-${transport}` });
         await server.control("add-tool", { name: `new-${transport}` });
         await server.control("hold", { on: true });
         let kept;
         try {
-          await page.reload();
+          await page.goto(pageURL);
           await page.waitForFunction(() => window.seen?.some((v) => v.source === "cache"));
           kept = await page.evaluate(() => ({ seen: window.seen, status: window.client.status.get() }));
         } finally {
