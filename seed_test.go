@@ -5,6 +5,7 @@ package mcplive_test
 
 import (
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +80,28 @@ func TestSeedRevisionHint(t *testing.T) {
 	o.RevisionHint = "2025-11-25"
 	c := liveConnect(t, modern.URL, o)
 	assertEqual(t, c.ProtocolVersion(), mcplive.ModernVersion, "revision of a server that moved on")
+}
+
+// A cursor the server refuses (invalid params) starts the walk over from
+// its first page, once; a second refusal is the walk's error.
+func TestSeedRefusedCursorWalksAgain(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 2)
+	srv.Set("tools", scripted.Tool("a"), scripted.Tool("b"), scripted.Tool("c"))
+	var mu sync.Mutex
+	refusals := 1
+	srv.Hook = func(r *scripted.Request) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == "tools/list" && r.Cursor() != "" && refusals > 0 {
+			refusals--
+			return scripted.RawError(json.RawMessage(`{"code":-32602,"message":"invalid cursor"}`))
+		}
+		return nil
+	}
+	c := liveConnect(t, srv.URL, nil)
+	if s := c.Tools().Snapshot(); s.Status != mcplive.StatusReady || !liveSameKeys(liveKeys(s.Items), []string{"a", "b", "c"}) {
+		t.Fatalf("tools after a refused cursor: %s", liveDescribe(s))
+	}
+	assertEqual(t, srv.Count("tools/list"), 4, "tools/list requests (1 + the refused one, then 2 from the start)")
 }

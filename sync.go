@@ -276,6 +276,12 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	}
 	if cache == nil {
 		cache, err = relist(ctx, sess, l.spec, prev, b)
+		var refused *cursorRefusedError
+		if errors.As(err, &refused) {
+			w.log.Info("mcplive: the server refused a cursor; walking the list again from its first page", "kind", l.spec.kind, "err", err.Error())
+			b = w.newBuilder(prev)
+			cache, err = relist(ctx, sess, l.spec, prev, b)
+		}
 	}
 	var items itemSlice
 	if err == nil {

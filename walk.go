@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -50,6 +51,10 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if pageErr != nil {
 			return nil, pageErr
 		}
+		var rpcErr *RPCError
+		if err != nil && cursor != nil && errors.As(err, &rpcErr) && rpcErr.Code == CodeInvalidParams {
+			return nil, &cursorRefusedError{err}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -84,6 +89,16 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		cursor = next
 	}
 }
+
+// cursorRefusedError is a walk that the server ended by refusing one of
+// its cursors (invalid params on a page after the first: the cursor
+// expired, or the list changed under it). The walk is started again from
+// the first page, once (pagination and caching, 2026-07-28: "discard all
+// cached pages and re-fetch from the beginning").
+type cursorRefusedError struct{ err error }
+
+func (e *cursorRefusedError) Error() string { return e.err.Error() }
+func (e *cursorRefusedError) Unwrap() error { return e.err }
 
 // listPages is listRaw that returns the pages, for a reader that needs
 // them all before it decodes any.

@@ -6,7 +6,7 @@
 // the same storage (an adapter over one Map).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connect, open } from "../index.js";
+import { connect, open, createHub } from "../index.js";
 import { startServer, waitFor, nextEvent } from "./helpers.js";
 
 /** mapStorage is a cache adapter over a Map; written() resolves at the next set. */
@@ -188,6 +188,36 @@ describe("open() and the catalog cache", { timeout: 30000 }, () => {
       await Promise.all([bob.close(), alice.close()]);
     } finally {
       await server.control("cache", {});
+    }
+  });
+
+  test("a token for another context removes the private record of the one before", async () => {
+    await server.control("cache", { ttlMs: 600000, scope: "private" });
+    try {
+      const storage = mapStorage();
+      let token = "alice-token";
+      const written = storage.written("#");
+      const c = await connect(server.mcp, { cache: storage, token: () => token });
+      const aliceKey = await written;
+      token = "bob-token";
+      await c.callTool("echo", { text: "as bob" }); // asks for the token again: another context
+      await c.close();
+      assert.ok(!storage.map.has(aliceKey), "alice's private record is removed");
+    } finally {
+      await server.control("cache", {});
+    }
+  });
+
+  test("a hub's servers take the cache option", async () => {
+    const storage = mapStorage();
+    const written = storage.written();
+    const hub = createHub();
+    try {
+      await hub.add("a", server.ws, { cache: storage });
+      await written;
+      assert.ok(storage.map.size >= 1);
+    } finally {
+      await hub.close();
     }
   });
 
