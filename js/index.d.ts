@@ -164,7 +164,7 @@ export interface ListValue<T> {
   /** `"private"` when any page of the last walk said so, else the pages' `cacheScope`; `null` when none was sent. */
   readonly cacheScope: "public" | "private" | null;
   /**
-   * When the walk that produced this value ended, in ms since the epoch
+   * When the first page of the walk that produced this value came, in ms since the epoch
    * (like `Date.now()`); `null` when the server sent no caching hints. A
    * re-list that finds the same list keeps the value object (`get()` stays
    * the same until a change), so it keeps this too.
