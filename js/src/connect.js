@@ -9,6 +9,9 @@ import { abortError, namedError } from "./errors.js";
 import { checkURL, toGoOptions } from "./options.js";
 import { openCache, tokenContext } from "./cache.js";
 
+/** The longest the wasm's loading waits for the kept catalog (a storage that hangs must not hold the client). */
+const GATE_MS = 100;
+
 /** How an oauth() object (mcplive/oauth, js/src/oauth/auth.js: BIND) is attached to a server. */
 const AUTH_BIND = Symbol.for("mcplive.oauth.bind");
 
@@ -44,7 +47,7 @@ export function open(url, options = {}) {
   const cache = openCache(options.cache, target, context, logger);
   const cached = cache?.load() ?? null;
   // Settles once the kept catalog is in the stores (client.js: seeds).
-  const shown = cached === null ? null : cached.then(() => new Promise((r) => setTimeout(r, 0)));
+  const shown = cached === null ? null : cached.then(() => {}, () => {});
 
   async function start(sig) {
     if (sig.aborted) throw abortError(sig);
@@ -58,9 +61,16 @@ export function open(url, options = {}) {
     // The WebSocket handshake runs while the wasm downloads, compiles and
     // starts; the client's first dial adopts the socket (dial.js).
     const early = /^wss?:/i.test(target) ? earlyDial(target) : null;
+    // The kept catalog is read and shown first (a few ms; GATE_MS at most):
+    // a wasm whose compiled code the browser cached is taken from that cache
+    // on the page's thread, which would hold the catalog back meanwhile.
+    if (shown) {
+      let timer;
+      await Promise.race([shown, new Promise((r) => (timer = setTimeout(r, GATE_MS)))]);
+      clearTimeout(timer);
+    }
     try {
-      // The kept catalog is shown before Go takes the page's thread.
-      return { rt: await loadRuntime(options.wasmUrl, shown), early };
+      return { rt: await loadRuntime(options.wasmUrl), early };
     } catch (err) {
       discardEarly(early);
       throw err;

@@ -17,17 +17,13 @@ let sharedFrom = null;
  * One runtime serves a realm: a later call may leave wasmUrl out or give
  * the same URL; another URL rejects (it would not be loaded). A failed
  * load is not cached: the next call tries again.
- * gate, if any, is awaited (never long: GATE_MS at most) between the
- * compile and the start of the Go program, which takes the page's thread:
- * the kept catalog (cache.js) is read meanwhile and shown first.
  * @param {string | URL | undefined} wasmUrl
- * @param {Promise<unknown> | null} [gate]
  */
-export function loadRuntime(wasmUrl, gate = null) {
+export function loadRuntime(wasmUrl) {
   const from = resolve(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   if (!shared) {
     sharedFrom = from;
-    shared = start(wasmUrl, gate).catch((err) => {
+    shared = start(wasmUrl).catch((err) => {
       shared = null;
       throw err;
     });
@@ -90,10 +86,7 @@ function textWriter(memory) {
   };
 }
 
-/** The longest a start waits for its gate (a storage that hangs must not hold the client). */
-const GATE_MS = 250;
-
-async function start(wasmUrl, gate) {
+async function start(wasmUrl) {
   // Fetch and compile the wasm while wasm_exec.js loads: the compile needs
   // no imports, only the instantiation does.
   const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
@@ -107,13 +100,7 @@ async function start(wasmUrl, gate) {
   const timers = timerControl(go);
   let instance;
   try {
-    const compiled = await module;
-    if (gate) {
-      let timer;
-      await Promise.race([gate.catch(() => {}), new Promise((r) => (timer = setTimeout(r, GATE_MS)))]);
-      clearTimeout(timer);
-    }
-    instance = await WebAssembly.instantiate(compiled, go.importObject);
+    instance = await WebAssembly.instantiate(await module, go.importObject);
   } catch (err) {
     if (err?.name === "LoadError") throw err;
     // Not a wasm (an HTML page served in its place), or a wasm of another Go.
