@@ -172,6 +172,9 @@ function decode(raw, url, ctx) {
   return { revision: typeof body.revision === "string" ? body.revision : "", lists, reads };
 }
 
+/** The most resources/read results a record keeps, per scope. */
+const MAX_READS = 64;
+
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** fresh reports whether an entry (a list's pages, a read) may be used without asking: now < receivedAt + ttlMs. */
@@ -323,7 +326,12 @@ export function openCache(option, url, contextPromise, logger) {
       dropRead(uri);
       return;
     }
-    state.reads[scope][uri] = { result, ttlMs, cacheScope: scope, receivedAt };
+    const reads = state.reads[scope];
+    delete reads[uri]; // re-inserted last: the object's order is the order of use
+    reads[uri] = { result, ttlMs, cacheScope: scope, receivedAt };
+    // A record stays small: the oldest reads go first.
+    const uris = Object.keys(reads);
+    for (let i = 0; i < uris.length - MAX_READS; i++) delete reads[uris[i]];
     schedule(scope);
   }
 
