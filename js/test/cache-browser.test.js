@@ -76,4 +76,155 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
       }
     });
   }
+
+  /** page opens test/browser/page.html (window.mcplive) in a fresh context. */
+  async function freshPage() {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = [];
+    page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+    await page.goto(`${server.http}/js/test/browser/page.html`);
+    await page.waitForFunction(() => document.title === "ready");
+    return { context, page, problems };
+  }
+
+  const count = async (rpc, from) => (await server.control("requests")).requests.slice(from).filter((r) => r.rpc === rpc).length;
+
+  test("a fresh list is not walked at connect, and a notification walks it", async () => {
+    await server.control("cache", { ttlMs: 600000, scope: "public" });
+    const { context, page } = await freshPage();
+    try {
+      await page.evaluate(async (url) => {
+        const c = await window.mcplive.connect(url, { cache: "indexeddb" });
+        // The record is written after the sync: wait for it.
+        for (;;) {
+          const n = await new Promise((resolve) => {
+            const req = indexedDB.open("mcplive", 1);
+            req.onsuccess = () => {
+              const r = req.result.transaction("catalogs").objectStore("catalogs").getAll();
+              r.onsuccess = () => resolve(r.result.length);
+            };
+          });
+          if (n > 0) break;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await c.close();
+      }, server.mcp);
+      const from = (await server.control("requests")).requests.length;
+      await page.evaluate(async (url) => {
+        window.c = await window.mcplive.connect(url, { cache: "indexeddb" });
+      }, server.mcp);
+      assert.equal(await count("tools/list", from), 0, "fresh tools are not walked");
+      assert.equal(await count("prompts/list", from), 0, "fresh prompts are not walked");
+      const changed = page.evaluate(() => new Promise((resolve) => window.c.on("change", (e) => e.kind === "tools" && resolve(e.cause))));
+      await server.control("add-tool", { name: "fresh-browser" });
+      assert.equal(await changed, "notification");
+      assert.ok((await count("tools/list", from)) >= 1, "the notification walked the tools");
+      await page.evaluate(() => window.c.close());
+    } finally {
+      await context.close();
+      await server.control("cache", {});
+      await server.control("remove-tool", { name: "fresh-browser" });
+    }
+  });
+
+  test("private results of two tokens never cross", async () => {
+    await server.control("cache", { ttlMs: 600000, scope: "private" });
+    const { context, page } = await freshPage();
+    try {
+      await page.evaluate(async (url) => {
+        const c = await window.mcplive.connect(url, { cache: "indexeddb", token: () => "alice-token" });
+        for (;;) {
+          const keys = await new Promise((resolve) => {
+            const req = indexedDB.open("mcplive", 1);
+            req.onsuccess = () => {
+              const r = req.result.transaction("catalogs").objectStore("catalogs").getAllKeys();
+              r.onsuccess = () => resolve(r.result);
+            };
+          });
+          if (keys.some((k) => k.includes("#"))) break;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await c.close();
+      }, server.mcp);
+      await server.control("hold", { on: true });
+      try {
+        await page.evaluate(async (url) => {
+          window.seen = [];
+          window.bob = window.mcplive.open(url, { cache: "indexeddb", token: () => "bob-token" });
+          window.bob.tools.subscribe((v) => window.seen.push(v.source));
+          window.alice = window.mcplive.open(url, { cache: "indexeddb", token: () => "alice-token" });
+          await new Promise((resolve) => window.alice.tools.subscribe((v) => v.source === "cache" && resolve()));
+        }, server.mcp);
+      } finally {
+        await server.control("hold", { on: false });
+      }
+      const r = await page.evaluate(async () => {
+        await Promise.all([window.bob.ready, window.alice.ready]);
+        await Promise.all([window.bob.close(), window.alice.close()]);
+        const values = await new Promise((resolve) => {
+          const req = indexedDB.open("mcplive", 1);
+          req.onsuccess = () => {
+            const g = req.result.transaction("catalogs").objectStore("catalogs").getAll();
+            g.onsuccess = () => resolve(g.result);
+          };
+        });
+        return { seen: window.seen, tokens: values.some((v) => v.includes("-token")) };
+      });
+      assert.ok(!r.seen.includes("cache"), `bob never saw alice's kept tools: ${r.seen}`);
+      assert.equal(r.tokens, false, "no token in a record");
+    } finally {
+      await context.close();
+      await server.control("cache", {});
+    }
+  });
+
+  test("bad storage is ignored with a warning: a corrupt record, IndexedDB that throws, a full quota", async () => {
+    const cases = {
+      "a corrupt record": () =>
+        new Promise((resolve) => {
+          const req = indexedDB.open("mcplive", 1);
+          req.onupgradeneeded = () => req.result.createObjectStore("catalogs");
+          req.onsuccess = () => {
+            const tx = req.result.transaction("catalogs", "readwrite");
+            tx.objectStore("catalogs").put("mcplive-catalog 1 0badc0de {\"url\":", `mcplive:${window.testURL}`);
+            tx.oncomplete = () => (req.result.close(), resolve());
+          };
+        }),
+      "IndexedDB that throws": () => {
+        indexedDB.open = () => {
+          throw new DOMException("storage is off", "SecurityError");
+        };
+      },
+      "a full quota": () => {
+        IDBObjectStore.prototype.put = function () {
+          throw new DOMException("the quota is full", "QuotaExceededError");
+        };
+      },
+    };
+    for (const [what, setup] of Object.entries(cases)) {
+      const { context, page, problems } = await freshPage();
+      try {
+        const r = await page.evaluate(
+          async ([url, src]) => {
+            window.testURL = url;
+            await (0, eval)(`(${src})`)();
+            const warnings = [];
+            const warned = new Promise((resolve) => (window.onWarn = resolve));
+            const c = await window.mcplive.connect(url, { cache: "indexeddb", logger: { warn: (m) => (warnings.push(m), window.onWarn()) } });
+            await warned;
+            const v = c.tools.get();
+            await c.close();
+            return { status: v.status, source: v.source, echo: v.items.some((t) => t.name === "echo"), warnings };
+          },
+          [server.ws, setup.toString()],
+        );
+        assert.deepEqual([r.status, r.source, r.echo], ["ready", "server", true], what);
+        assert.ok(r.warnings.some((m) => m.startsWith("mcplive: cache:")), `${what}: ${r.warnings}`);
+        assert.deepEqual(problems, [], what);
+      } finally {
+        await context.close();
+      }
+    }
+  });
 });
