@@ -58,6 +58,9 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
         }
         const v = kept.seen.find((x) => x.source === "cache");
         assert.equal(v.status, "stale");
+        // Before the wasm has started: its download had not even begun.
+        const wasmAt = await page.evaluate(() => performance.getEntriesByType("resource").find((e) => e.name.endsWith(".wasm"))?.startTime ?? Infinity);
+        assert.ok(v.at <= wasmAt, `the kept catalog at ${v.at} ms, the wasm's request at ${wasmAt} ms`);
         assert.deepEqual(v.names, shown);
         assert.equal(kept.status, "connecting", "the server has not answered yet");
 
@@ -225,6 +228,35 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
       } finally {
         await context.close();
       }
+    }
+  });
+
+  test("a reload tries the revision the server spoke: no server/discover for a 2025-11-25 server (no cache option)", async () => {
+    await server.control("legacy", { on: true });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      const url = `${server.mcp}?browser-rev=1`;
+      const connectOnce = () =>
+        page.evaluate(async (u) => {
+          const c = await window.mcplive.connect(u);
+          const v = c.protocolVersion;
+          await c.close();
+          return v;
+        }, url);
+      await page.goto(`${server.http}/js/test/browser/page.html`);
+      await page.waitForFunction(() => document.title === "ready");
+      let from = (await server.control("requests")).requests.length;
+      assert.equal(await connectOnce(), "2025-11-25");
+      assert.equal(await count("server/discover", from), 1, "the first visit probes");
+      await page.reload();
+      await page.waitForFunction(() => document.title === "ready");
+      from = (await server.control("requests")).requests.length;
+      assert.equal(await connectOnce(), "2025-11-25");
+      assert.equal(await count("server/discover", from), 0, "the reload does not probe");
+    } finally {
+      await context.close();
+      await server.control("legacy", { on: false });
     }
   });
 });
