@@ -43,6 +43,19 @@ func TestSeedFreshListNotWalked(t *testing.T) {
 	assertEqual(t, srv.Count("tools/list"), 1, "tools/list requests after the notification")
 }
 
+// A re-opened listen stream invalidates a seeded list at once: it is walked.
+func TestSeedInvalidatedByANewListenStream(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := modernScripted(t, scripted.ModernOptions{TTLMs: 60000, CacheScope: "public"}, 0)
+	o := modernOptions()
+	o.Seeds = []mcplive.Seed{{Kind: mcplive.KindTools, Items: json.RawMessage(`[{"name":"kept","inputSchema":{"type":"object"}}]`), TTL: time.Minute, Scope: "public", Received: time.Now()}}
+	c := liveConnect(t, srv.URL, o)
+	assertEqual(t, srv.Count("tools/list"), 0, "tools/list requests (a fresh seed)")
+	srv.EndListens(true)
+	liveWait(t, c.Tools(), "the walked tools after a new listen stream", liveHasKeys[mcplive.Tool]([]string{"a", "b"}))
+}
+
 // A seed that does not read is walked, with a warning; a seed with a TTL
 // of 0 is never fresh.
 func TestSeedBadOrZeroTTLWalked(t *testing.T) {
