@@ -118,3 +118,32 @@ func TestSeedRefusedCursorWalksAgain(t *testing.T) {
 	}
 	assertEqual(t, srv.Count("tools/list"), 4, "tools/list requests (1 + the refused one, then 2 from the start)")
 }
+
+// A resources/read result that took a retry (inputResponses, requestState)
+// says so, and must never be cached (caching, 2026-07-28); one that did not
+// does not.
+func TestSeedReadRetriedIsMarked(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := modernScripted(t, scripted.ModernOptions{Answer: func(r *scripted.Request) json.RawMessage {
+		if r.Method != "resources/read" {
+			return nil
+		}
+		var p struct {
+			URI          string  `json:"uri"`
+			RequestState *string `json:"requestState"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		if p.URI == "mem://ask" && p.RequestState == nil {
+			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`)
+		}
+		return json.RawMessage(`{"resultType":"complete","ttlMs":60000,"cacheScope":"public","contents":[{"uri":"` + p.URI + `","text":"t"}]}`)
+	}}, 0)
+	c := liveConnect(t, srv.URL, modernOptions())
+	res, err := c.ReadResource(t.Context(), "mem://ask")
+	assertNoErr(t, err, "ReadResource after a retry")
+	assertEqual(t, res.Retried, true, "Retried after a round")
+	res, err = c.ReadResource(t.Context(), "mem://plain")
+	assertNoErr(t, err, "ReadResource")
+	assertEqual(t, res.Retried, false, "Retried without a round")
+}
