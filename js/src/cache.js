@@ -28,6 +28,20 @@ const memoryRecords = new Map();
 const revisions = new Map();
 const REVISION_KEY = "mcplive-revision:";
 
+/**
+ * webStorage is the page's localStorage; none in Node (whose own, in newer
+ * versions, warns on use without --localstorage-file) or where access is
+ * denied.
+ */
+function webStorage() {
+  if (typeof process === "object" && process.versions?.node) return null;
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** checkCache validates the cache option: "memory", "indexeddb" or { get, set, delete }. */
 export function checkCache(c) {
   if (c === undefined || c === "memory" || c === "indexeddb") return;
@@ -107,7 +121,7 @@ function indexedDBAdapter() {
 export function rememberedRevision(url) {
   if (revisions.has(url)) return revisions.get(url);
   try {
-    const v = globalThis.localStorage?.getItem(REVISION_KEY + url);
+    const v = webStorage()?.getItem(REVISION_KEY + url);
     if (typeof v === "string") return v;
   } catch {
     // no storage: nothing remembered
@@ -120,7 +134,7 @@ export function rememberRevision(url, revision) {
   if (typeof revision !== "string" || !revision || revisions.get(url) === revision) return;
   revisions.set(url, revision);
   try {
-    globalThis.localStorage?.setItem(REVISION_KEY + url, revision);
+    webStorage()?.setItem(REVISION_KEY + url, revision);
   } catch {
     // full or off: the memory of this realm still has it
   }
