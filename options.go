@@ -102,9 +102,10 @@ type Seed struct {
 }
 
 // fresh reports whether the seed may stand for a walk at now: a TTL of 0
-// (absent, negative or zero in the server's pages) is never fresh.
+// (absent, negative or zero in the server's pages) is never fresh, nor is
+// a seed received after now (a clock set back).
 func (s *Seed) fresh(now time.Time) bool {
-	return s != nil && s.TTL > 0 && len(s.Items) > 0 && now.Before(s.Received.Add(s.TTL))
+	return s != nil && s.TTL > 0 && len(s.Items) > 0 && !s.Received.After(now) && now.Before(s.Received.Add(s.TTL))
 }
 
 // ReconnectOptions configure reconnection with exponential backoff and full

@@ -121,7 +121,7 @@ function indexedDBAdapter() {
 export function rememberedRevision(url) {
   if (revisions.has(url)) return revisions.get(url);
   try {
-    const v = webStorage()?.getItem(REVISION_KEY + url);
+    const v = webStorage()?.getItem(REVISION_KEY + serverKey(url));
     if (typeof v === "string") return v;
   } catch {
     // no storage: nothing remembered
@@ -134,13 +134,20 @@ export function rememberRevision(url, revision) {
   if (typeof revision !== "string" || !revision || revisions.get(url) === revision) return;
   revisions.set(url, revision);
   try {
-    webStorage()?.setItem(REVISION_KEY + url, revision);
+    webStorage()?.setItem(REVISION_KEY + serverKey(url), revision);
   } catch {
     // full or off: the memory of this realm still has it
   }
 }
 
-const recordKey = (url, ctx) => `mcplive:${url}${ctx === null ? "" : `#${ctx}`}`;
+/**
+ * serverKey names a server in keys and records by a hash of its URL: a
+ * WebSocket URL may carry the credentials (browsers cannot set its
+ * headers), which must not be written to storage.
+ */
+const serverKey = (url) => sha256(`mcplive-server\n${url}`).slice(0, 32);
+
+const recordKey = (server, ctx) => `mcplive:${server}${ctx === null ? "" : `#${ctx}`}`;
 
 /** contextKey is the private records' key part of an authorization context: a hash, never a token. */
 export const contextKey = (context) => sha256(`mcplive-context\n${context}`).slice(0, 32);
@@ -158,10 +165,10 @@ function encode(body) {
 }
 
 /**
- * decode reads a record that encode wrote for url and ctx; it throws, with
+ * decode reads a record that encode wrote for server (serverKey) and ctx; it throws, with
  * what is wrong, when it is not one.
  */
-function decode(raw, url, ctx) {
+function decode(raw, server, ctx) {
   if (typeof raw !== "string") throw new Error(`not a record of this client (a ${raw === null ? "null" : typeof raw})`);
   const m = /^(\S+) (\d+) ([0-9a-f]+) /.exec(raw);
   if (!m || m[1] !== FORMAT) throw new Error("not a record of this client");
@@ -169,7 +176,7 @@ function decode(raw, url, ctx) {
   const json = raw.slice(m[0].length);
   if (fnv1a(json) !== m[3]) throw new Error("the record is corrupt or truncated (its checksum does not match)");
   const body = JSON.parse(json);
-  if (body === null || typeof body !== "object" || body.url !== url || (body.context ?? null) !== ctx) throw new Error("a record of another server or authorization");
+  if (body === null || typeof body !== "object" || body.server !== server || (body.context ?? null) !== ctx) throw new Error("a record of another server or authorization");
   const lists = {};
   for (const kind of KINDS) {
     const l = body.lists?.[kind];
@@ -191,8 +198,12 @@ const MAX_READS = 64;
 
 const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** fresh reports whether an entry (a list's pages, a read) may be used without asking: now < receivedAt + ttlMs. */
-export const fresh = (e, now = Date.now()) => e != null && e.ttlMs > 0 && now < e.receivedAt + e.ttlMs;
+/**
+ * fresh reports whether an entry (a list's pages, a read) may be used
+ * without asking: now < receivedAt + ttlMs (and not received in the future:
+ * a clock set back trusts nothing).
+ */
+export const fresh = (e, now = Date.now()) => e != null && e.ttlMs > 0 && e.receivedAt <= now && now < e.receivedAt + e.ttlMs;
 
 /**
  * openCache makes the catalog cache of url for the cache option, or null
@@ -211,6 +222,7 @@ export function openCache(option, url, contextPromise, logger) {
       // a logger that throws must not break the client
     }
   };
+  const server = serverKey(url);
   const adapter = option === "memory" ? memoryAdapter() : option === "indexeddb" ? indexedDBAdapter() : option;
   if (adapter === null) {
     warn("this JS runtime has no IndexedDB; the catalog is not kept (pass cache: \"memory\" or an adapter)");
@@ -234,7 +246,7 @@ export function openCache(option, url, contextPromise, logger) {
   function decodeOne(raw, c) {
     if (raw === undefined || raw === null) return null;
     try {
-      return decode(raw, url, c);
+      return decode(raw, server, c);
     } catch (err) {
       warn(`a kept record is ignored: ${err?.message ?? err}`, { err });
       return null;
@@ -250,7 +262,7 @@ export function openCache(option, url, contextPromise, logger) {
       // no context known: only public records are read
     }
     if (typeof context === "string") ctx = contextKey(context);
-    const keys = ctx === null ? [recordKey(url, null)] : [recordKey(url, null), recordKey(url, ctx)];
+    const keys = ctx === null ? [recordKey(server, null)] : [recordKey(server, null), recordKey(server, ctx)];
     const raws = await fetch(keys);
     const pub = decodeOne(raws[0], null);
     const priv = ctx === null ? null : decodeOne(raws[1], ctx);
@@ -283,7 +295,7 @@ export function openCache(option, url, contextPromise, logger) {
     for (const scope of scopes) {
       if (scope === "private" && ctx === null) continue; // no context known: nothing private is kept
       const c = scope === "public" ? null : ctx;
-      const body = { url, context: c, savedAt: Date.now(), revision: state.revision, lists: state.lists[scope], reads: state.reads[scope] };
+      const body = { server, context: c, savedAt: Date.now(), revision: state.revision, lists: state.lists[scope], reads: state.reads[scope] };
       let value;
       try {
         value = encode(body);
@@ -293,7 +305,7 @@ export function openCache(option, url, contextPromise, logger) {
       }
       // One put of the whole record, after the one before it.
       writing = writing
-        .then(() => call("set", recordKey(url, c), value))
+        .then(() => call("set", recordKey(server, c), value))
         .catch((err) => warn(`the storage failed (set): ${err?.message ?? err}; the catalog may not be kept`, { err }));
     }
   }
@@ -378,7 +390,7 @@ export function openCache(option, url, contextPromise, logger) {
     state.lists.private = {};
     state.reads.private = {};
     if (old !== null) {
-      writing = writing.then(() => call("delete", recordKey(url, old))).catch((err) => warn(`the storage failed (delete): ${err?.message ?? err}`, { err }));
+      writing = writing.then(() => call("delete", recordKey(server, old))).catch((err) => warn(`the storage failed (delete): ${err?.message ?? err}`, { err }));
     }
   }
 

@@ -184,16 +184,29 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
 
   test("bad storage is ignored with a warning: a corrupt record, IndexedDB that throws, a full quota", async () => {
     const cases = {
-      "a corrupt record": () =>
-        new Promise((resolve) => {
-          const req = indexedDB.open("mcplive", 1);
-          req.onupgradeneeded = () => req.result.createObjectStore("catalogs");
-          req.onsuccess = () => {
-            const tx = req.result.transaction("catalogs", "readwrite");
-            tx.objectStore("catalogs").put("mcplive-catalog 1 0badc0de {\"url\":", `mcplive:${window.testURL}`);
-            tx.oncomplete = () => (req.result.close(), resolve());
-          };
-        }),
+      "a corrupt record": async () => {
+        const c = await window.mcplive.connect(window.testURL, { cache: "indexeddb" });
+        const all = (fn) =>
+          new Promise((resolve) => {
+            const req = indexedDB.open("mcplive", 1);
+            req.onsuccess = () => {
+              const tx = req.result.transaction("catalogs", "readwrite");
+              const store = tx.objectStore("catalogs");
+              const r = store.getAllKeys();
+              r.onsuccess = () => fn(store, r.result);
+              tx.oncomplete = () => (req.result.close(), resolve(r.result.length));
+            };
+          });
+        while ((await all(() => {})) === 0) await new Promise((r) => setTimeout(r, 10));
+        await c.close();
+        // Each record cut in half, as a write that was interrupted.
+        await all((store, keys) => {
+          for (const k of keys) {
+            const g = store.get(k);
+            g.onsuccess = () => store.put(g.result.slice(0, g.result.length / 2), k);
+          }
+        });
+      },
       "IndexedDB that throws": () => {
         indexedDB.open = () => {
           throw new DOMException("storage is off", "SecurityError");
