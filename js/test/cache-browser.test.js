@@ -272,4 +272,49 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
       await server.control("legacy", { on: false });
     }
   });
+
+  test("two tabs writing the same server's catalog at once leave one whole record", async () => {
+    const context = await browser.newContext();
+    try {
+      const tabs = await Promise.all([context.newPage(), context.newPage()]);
+      await Promise.all(tabs.map((p) => p.goto(`${server.http}/js/test/browser/page.html`)));
+      await Promise.all(tabs.map((p) => p.waitForFunction(() => document.title === "ready")));
+      // Both sync and write at once, then change a tool and write again.
+      await Promise.all(
+        tabs.map((p) =>
+          p.evaluate(async (url) => {
+            window.c = await window.mcplive.connect(url, { cache: "indexeddb" });
+          }, server.ws),
+        ),
+      );
+      await server.control("add-tool", { name: "two-tabs" });
+      await Promise.all(tabs.map((p) => p.waitForFunction(() => window.c.tools.get().items.some((t) => t.name === "two-tabs"))));
+      await Promise.all(tabs.map((p) => p.evaluate(() => window.c.close())));
+      const third = await context.newPage();
+      await third.goto(`${server.http}/js/test/browser/page.html`);
+      await third.waitForFunction(() => document.title === "ready");
+      await server.control("hold", { on: true });
+      let r;
+      try {
+        r = await third.evaluate(async (url) => {
+          const warnings = [];
+          const c = window.mcplive.open(url, { cache: "indexeddb", logger: { warn: (m) => warnings.push(m) } });
+          const v = await new Promise((resolve) => c.tools.subscribe((x) => x.source === "cache" && resolve(x)));
+          window.c = c;
+          return { warnings, names: v.items.map((t) => t.name) };
+        }, server.ws);
+      } finally {
+        await server.control("hold", { on: false });
+      }
+      assert.deepEqual(r.warnings, [], "the record read whole");
+      assert.ok(r.names.includes("echo"));
+      await third.evaluate(async () => {
+        await window.c.ready;
+        await window.c.close();
+      });
+    } finally {
+      await context.close();
+      await server.control("remove-tool", { name: "two-tabs" });
+    }
+  });
 });
