@@ -14,7 +14,7 @@
 // and a record that does not check out in any way is ignored (with a
 // logger.warn) as if there were none.
 
-import { fnv1a, sha256 } from "./hash.js";
+import { sha256 } from "./hash.js";
 import { KEY_FIELD, KINDS } from "./lists.js";
 
 /** The record format and its version: a record of another is ignored. */
@@ -156,12 +156,23 @@ export const contextKey = (context) => sha256(`mcplive-context\n${context}`).sli
 export const tokenContext = (token) => (token ? `token:${sha256(token)}` : "anonymous");
 
 /**
+ * checksum is FNV-1a (32 bits) over a string's UTF-16 code units: a check
+ * that a record is whole, not a guard against a forger (it is read on the
+ * way to the first list, so it must be quick: ~2 ms per MB).
+ */
+function checksum(text) {
+  let x = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) x = Math.imul(x ^ text.charCodeAt(i), 0x01000193);
+  return (x >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
  * encode writes a record: format, version, checksum of the body, body.
  * @returns {string}
  */
 function encode(body) {
   const json = JSON.stringify(body);
-  return `${FORMAT} ${CACHE_VERSION} ${fnv1a(json)} ${json}`;
+  return `${FORMAT} ${CACHE_VERSION} ${checksum(json)} ${json}`;
 }
 
 /**
@@ -174,7 +185,7 @@ function decode(raw, server, ctx) {
   if (!m || m[1] !== FORMAT) throw new Error("not a record of this client");
   if (Number(m[2]) !== CACHE_VERSION) throw new Error(`a record of format version ${m[2]}, not ${CACHE_VERSION}`);
   const json = raw.slice(m[0].length);
-  if (fnv1a(json) !== m[3]) throw new Error("the record is corrupt or truncated (its checksum does not match)");
+  if (checksum(json) !== m[3]) throw new Error("the record is corrupt or truncated (its checksum does not match)");
   const body = JSON.parse(json);
   if (body === null || typeof body !== "object" || body.server !== server || (body.context ?? null) !== ctx) throw new Error("a record of another server or authorization");
   const lists = {};
@@ -285,7 +296,9 @@ export function openCache(option, url, contextPromise, logger) {
   function schedule(scope) {
     if (pending === null) {
       pending = new Set();
-      queueMicrotask(flush);
+      // In a task of its own: the change that caused it reaches the app
+      // first, and a burst of changes is one write.
+      setTimeout(flush, 0);
     }
     pending.add(scope);
   }
