@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,7 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	for _, spec := range kindTable {
 		c.lists[spec.kind] = spec.newLive(spec, liveEnv{
 			ctx: c.ctx, wg: &c.wg, events: &c.events, sessions: &c.sessions, log: o.Logger, raw: o.RawItems,
+			seed: seedOf(o.Seeds, spec.kind),
 		})
 	}
 	go c.eventLoop()
@@ -244,7 +246,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	// one opens with initialize, without the server/discover probe, as the
 	// spec asks of a client ("cache the result"); it probes again if the
 	// server refuses initialize (era.go, open).
-	legacy := false
+	legacy := c.opts.ProtocolVersion == "" && slices.Contains(supportedVersions, c.opts.RevisionHint)
 	for {
 		var ctx context.Context
 		var stop context.CancelFunc

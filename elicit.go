@@ -212,12 +212,20 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 			// request would only get the same answer.
 			return nil, fmt.Errorf("%s: %w: the server answered with resultType %q without inputRequests or requestState", method, ErrIncompleteResult, resultTypeInputRequired)
 		}
+		if r, ok := ctx.Value(retriedKey{}).(*bool); ok {
+			*r = true
+		}
 		if raw, err = s.requestRaw(ctx, method, next); err != nil {
 			return nil, err
 		}
 	}
 	return raw, nil
 }
+
+// retriedKey is the context key under which a caller that must know
+// whether its request was retried (ReadResource: such results are never
+// cached) has fulfil record it.
+type retriedKey struct{}
 
 // elicitWhileOpen is elicit with a ctx that also ends with the connection:
 // the retry could not be sent anyway (a call fails with ErrClosed then).

@@ -58,8 +58,8 @@ type Snapshot[T Item] struct {
 // smallest ttlMs of its pages and their cacheScope ("private" when any page
 // says so). The stores never poll: a TTL is a freshness hint, not a polling
 // interval (spec 2026-07-28, caching), and a list_changed invalidates a list
-// whatever its TTL. Received is when the walk's last page arrived: the list
-// is fresh while time.Since(Received) < TTL.
+// whatever its TTL. Received is when the walk's first page arrived (every
+// page came at or after it): the list is fresh while time.Since(Received) < TTL.
 type CacheHint struct {
 	TTL      time.Duration
 	HasTTL   bool

@@ -76,6 +76,36 @@ type Options struct {
 	// item's other members are then not checked against the schema's
 	// types (a typed walk refuses a page where one does not decode).
 	RawItems bool
+	// RevisionHint is the protocol revision the server spoke last time,
+	// as the app remembers it across runs (the JS package keeps it per
+	// URL): a legacy revision opens the first session with initialize,
+	// without the server/discover probe. A server that has moved on and
+	// refuses initialize is probed again, as after a reconnect (era.go).
+	RevisionHint string
+	// Seeds are lists kept from an earlier run (the JS package's catalog
+	// cache). At the first sync, a kind whose seed is still fresh (the
+	// server offers the kind and now < Received + TTL) is taken from it
+	// without a walk; any other kind is walked as usual. A notification,
+	// a re-opened change feed, a reconnect or Refresh walks it.
+	Seeds []Seed
+}
+
+// Seed is one list kept from an earlier walk: its items as a JSON array,
+// as the server sent them, and the walk's caching hints (the smallest
+// ttlMs of its pages, their cacheScope, and when its first page came).
+type Seed struct {
+	Kind     Kind
+	Items    json.RawMessage
+	TTL      time.Duration
+	Scope    string
+	Received time.Time
+}
+
+// fresh reports whether the seed may stand for a walk at now: a TTL of 0
+// (absent, negative or zero in the server's pages) is never fresh, nor is
+// a seed received after now (a clock set back).
+func (s *Seed) fresh(now time.Time) bool {
+	return s != nil && s.TTL > 0 && len(s.Items) > 0 && !s.Received.After(now) && now.Before(s.Received.Add(s.TTL))
 }
 
 // ReconnectOptions configure reconnection with exponential backoff and full

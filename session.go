@@ -365,6 +365,7 @@ func (s *Session) ReadResource(ctx context.Context, uri string) (*ReadResourceRe
 		return nil, err
 	}
 	var res ReadResourceResult
+	ctx = context.WithValue(ctx, retriedKey{}, &res.Retried)
 	if err := s.requestInto(ctx, methodReadResource, map[string]any{"uri": uri}, &res, &res.Raw); err != nil {
 		return nil, err
 	}

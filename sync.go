@@ -169,12 +169,23 @@ type liveEnv struct {
 	sessions *sessionSlot    // the session the walks list on
 	log      Logger
 	raw      bool // keep raw items (Options.RawItems)
+	seed     *Seed
+}
+
+// seedOf returns the seed of kind k, if any.
+func seedOf(seeds []Seed, k Kind) *Seed {
+	for i := range seeds {
+		if seeds[i].Kind == k {
+			return &seeds[i]
+		}
+	}
+	return nil
 }
 
 // newLive makes the List of one kind, with the syncer that keeps it.
 func newLive[T Item, PT rawSetter[T]](spec kindSpec, env liveEnv) liveList {
 	l := newList[T](spec, env.events)
-	w := &walker{sessions: env.sessions, log: env.log, l: &l.list}
+	w := &walker{sessions: env.sessions, log: env.log, l: &l.list, seed: env.seed}
 	if rawItemsOnly || env.raw {
 		l.none = rawEntries(nil)
 		l.snap.Items = l.none
@@ -235,6 +246,9 @@ type walker struct {
 	log        Logger
 	l          *list
 	newBuilder func(prev Entries) builder
+	// seed is the list kept from an earlier run, until the first sync
+	// (only the syncer's goroutine touches it).
+	seed *Seed
 }
 
 // run is the run function of the List's syncer: each walk lists every page
@@ -248,7 +262,27 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	}
 	prev := l.view().Items
 	b := w.newBuilder(prev)
-	cache, err := relist(ctx, sess, l.spec, prev, b)
+	seed := w.seed
+	w.seed = nil
+	var cache *CacheHint
+	var err error
+	if cause == CauseInitial && seed.fresh(time.Now()) {
+		// Fresh from an earlier run: no walk (caching, 2026-07-28).
+		cache, err = seeded(l.spec, seed, b)
+		if err != nil {
+			w.log.Warn("mcplive: a kept list does not read; walking it", "kind", l.spec.kind, "err", err)
+			b = w.newBuilder(prev)
+		}
+	}
+	if cache == nil {
+		cache, err = relist(ctx, sess, l.spec, prev, b)
+		var refused *cursorRefusedError
+		if errors.As(err, &refused) {
+			w.log.Info("mcplive: the server refused a cursor; walking the list again from its first page", "kind", l.spec.kind, "err", err.Error())
+			b = w.newBuilder(prev)
+			cache, err = relist(ctx, sess, l.spec, prev, b)
+		}
+	}
 	var items itemSlice
 	if err == nil {
 		items = sess.listed(l.spec.kind, b.items())
@@ -277,4 +311,19 @@ func (c *Client) listChanged(kinds []Kind, at time.Time) {
 	for _, k := range kinds {
 		c.lists[k].syncer().trigger(CauseNotification, at)
 	}
+}
+
+// seeded reads a fresh seed into b as the walk's result would be read.
+func seeded(spec kindSpec, sd *Seed, b builder) (*CacheHint, error) {
+	res := make([]byte, 0, len(sd.Items)+len(spec.field)+5)
+	res = append(append(append(append(res, `{"`...), spec.field...), `":`...), sd.Items...)
+	res = append(res, '}')
+	page, _, _, err := parseListPage(res, nil, spec.field)
+	if err == nil {
+		err = decodeItems(spec, []listPage{page}, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &CacheHint{TTL: sd.TTL, HasTTL: true, Scope: sd.Scope, Received: sd.Received}, nil
 }

@@ -194,6 +194,9 @@ type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 	Meta     json.RawMessage    `json:"_meta,omitempty"`
 	Raw      json.RawMessage    `json:"-"`
+	// Retried reports a result of a retried request (inputResponses,
+	// requestState: 2026-07-28), which must never be cached.
+	Retried bool `json:"-"`
 }
 
 // CompleteParams are the params of completion/complete. Ref is

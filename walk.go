@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -23,6 +24,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		return nil, err
 	}
 	var hint *CacheHint
+	var received time.Time
 	// The page received and not yet handed to onPage, and onPage's error.
 	var (
 		held    listPage
@@ -49,6 +51,10 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if pageErr != nil {
 			return nil, pageErr
 		}
+		var rpcErr *RPCError
+		if err != nil && cursor != nil && errors.As(err, &rpcErr) && rpcErr.Code == CodeInvalidParams {
+			return nil, &cursorRefusedError{err}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -59,6 +65,11 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if s.modern && info.resultType != "" && info.resultType != "complete" {
 			return nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
 		}
+		if page == 1 {
+			// Every page of the walk came at or after this: the list is
+			// fresh while every page is (caching, 2026-07-28).
+			received = time.Now()
+		}
 		hint = hint.merge(info)
 		held, holding = items, true
 		if next == nil || (*next == "" && !s.modern) {
@@ -67,7 +78,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 				return nil, pageErr
 			}
 			if hint != nil {
-				hint.Received = time.Now()
+				hint.Received = received
 			}
 			return hint, nil
 		}
@@ -78,6 +89,16 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		cursor = next
 	}
 }
+
+// cursorRefusedError is a walk that the server ended by refusing one of
+// its cursors (invalid params on a page after the first: the cursor
+// expired, or the list changed under it). The walk is started again from
+// the first page, once (pagination and caching, 2026-07-28: "discard all
+// cached pages and re-fetch from the beginning").
+type cursorRefusedError struct{ err error }
+
+func (e *cursorRefusedError) Error() string { return e.err.Error() }
+func (e *cursorRefusedError) Unwrap() error { return e.err }
 
 // listPages is listRaw that returns the pages, for a reader that needs
 // them all before it decodes any.

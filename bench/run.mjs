@@ -23,8 +23,8 @@
 //                           results/<date>.json and results/latest.md
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
-//   --only=latency,burst,big,cold,memory,node   a subset of the workloads
-//   --sections=ws,http,http-2026,ws-2026,node   a subset of the sections
+//   --only=latency,burst,big,cold,memory,node,returning   a subset of the workloads
+//   --sections=ws,http,http-2026,ws-2026,returning,node   a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
 // BENCH_BEFORE=<git revision> adds the "mcplive@before" column to the ws
@@ -61,6 +61,7 @@ const CFG = SMOKE
       cold: { samples: 1, base: 20 },
       memory: { total: 100, batch: 50, m: 20 },
       node: { tools: 105, pageSize: 10, samples: 4, batch: 2, warmup: 1 },
+      returning: { samples: 1, base: 20 },
     }
   : {
       latency: { base: 20, samples: 200, batch: 25, warmup: 10, steadyAfter: 400, steadySamples: 100 },
@@ -69,6 +70,7 @@ const CFG = SMOKE
       cold: { samples: 12, base: 20 },
       memory: { total: 10000, batch: 100, m: 100 },
       node: { tools: 105, pageSize: 10, samples: 200, batch: 25, warmup: 10 },
+      returning: { samples: 12, base: 20 },
     };
 
 // BENCH_BURST_RUNS overrides the burst's runs per client (its times are
@@ -127,6 +129,20 @@ const SECTIONS = [
     title: "WebSocket, protocol 2026-07-28 (mcplive only: no TS SDK client speaks it over WebSocket)",
     workloads: ["latency", "burst", "big"],
     clients: [{ key: "mcplive", name: "mcplive", page: "mcplive.html?transport=ws" }],
+  },
+  {
+    // A returning visit (issue 32): the page loaded once in its browser
+    // context (the wasm in the HTTP cache, its compiled code cached, the
+    // catalog in IndexedDB), then reloaded; the time from the page's script
+    // start to the first tools list the app can show.
+    id: "returning",
+    title: "Returning visit, Streamable HTTP, protocol 2026-07-28: the page reloaded, script start → first visible tools list",
+    workloads: ["returning"],
+    clients: [
+      { key: "mcplive", name: 'mcplive, open() + cache: "indexeddb"', page: "mcplive.html?transport=http&era=2026-07-28&cache=indexeddb" },
+      { key: "mcplive-nocache", name: "mcplive, no cache", page: "mcplive.html?transport=http&era=2026-07-28" },
+      { key: "ts-relist", name: "TS SDK 2.x", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=relist" },
+    ],
   },
   {
     // Node 22, where agents run: node.mjs in one Node process (no browser),
@@ -573,6 +589,74 @@ async function workloadBig(sec) {
   return { n, ...out };
 }
 
+// revisit reloads a session's page (same browser context: its HTTP cache,
+// compiled wasm and IndexedDB kept) and waits for its first synced list.
+async function revisit(s) {
+  let settle;
+  const outcome = new Promise((resolve) => (settle = resolve));
+  const on = (m) => {
+    const t = m.text();
+    if (t === "bench:ready") settle(null);
+    else if (m.type() === "error" && t.startsWith("bench: connect failed: ")) settle(new Error(t.slice("bench: connect failed: ".length)));
+  };
+  s.page.on("console", on);
+  try {
+    await s.page.reload();
+    let timer;
+    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no first list within 60 s")), 60000)));
+    const err = await Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
+    if (err) throw err;
+    return await s.page.evaluate(() => globalThis.bench.ready);
+  } finally {
+    s.page.off("console", on);
+  }
+}
+
+// workloadReturning: per client, one first visit, then samples reloads of
+// the same page; each reload timed from the page's script start (probe.js)
+// to the first list the app got with tools in it (mcplive with the cache:
+// the kept one), and to the first synced list.
+async function workloadReturning(sec) {
+  const { samples, base } = CFG.returning;
+  log(`7. [${sec.id}] returning visit: ${samples} reloads per client`);
+  await control("set-tools", { n: base });
+  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { samples: [], synced: [], fromPage: [], sources: [] }]));
+  // Every client's page stays open in its own context; the reloads take
+  // turns, in rotating order, so that the machine's drift spreads alike.
+  const sessions = {};
+  try {
+    for (const c of sec.clients) {
+      try {
+        sessions[c.key] = await open(c);
+        // One reload first: the compiled wasm is cached on the second load.
+        await revisit(sessions[c.key]);
+      } catch (e) {
+        out[c.key].error = failed("returning visit", c.id, e);
+      }
+    }
+    await alternate(sec.clients, samples, async (c) => {
+      if (out[c.key].error) return;
+      try {
+        const r = await revisit(sessions[c.key]);
+        out[c.key].samples.push(r.firstShown);
+        out[c.key].synced.push(r.firstList - r.scriptStart);
+        out[c.key].fromPage.push(r.firstShownFromPage);
+        out[c.key].sources.push(r.firstSource);
+      } catch (e) {
+        out[c.key].error = failed("returning visit", c.id, e);
+      }
+    });
+  } finally {
+    for (const s of Object.values(sessions)) await closeSession(s);
+  }
+  for (const o of Object.values(out)) {
+    o.stats = stats(o.samples);
+    o.syncedStats = stats(o.synced);
+    o.fromPageStats = stats(o.fromPage);
+  }
+  return { base, ...out };
+}
+
 async function workloadCold(sec) {
   const { samples, base } = CFG.cold;
   log(`4. [${sec.id}] cold start: ${samples} page loads per client`);
@@ -678,7 +762,7 @@ async function workloadNode(sec) {
   }
 }
 
-const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory, node: workloadNode };
+const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory, node: workloadNode, returning: workloadReturning };
 
 // ---------- report ----------
 
@@ -692,7 +776,7 @@ const ratio = (a, b) => {
 const msCell = (o) => (o?.error ? "failed" : o?.stats ? `${fmtMs(o.stats.median)} / ${fmtMs(o.stats.p95)}` : "–");
 
 // short names the ratio columns use.
-const SHORT = { "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor" };
+const SHORT = { "mcplive-nocache": "mcplive no cache", "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor" };
 
 function table(sec) {
   const R = results[sec.id] ?? {};
@@ -702,7 +786,13 @@ function table(sec) {
   const row = (name, cell, val) => {
     rows.push([name, ...keys.map((k) => cell(k)), ...others.map((k) => ratio(val("mcplive"), val(k)))]);
   };
-  const L = R.latency, B = R.burst, G = R.big, C = R.cold, M = R.memory, N = R.node;
+  const L = R.latency, B = R.burst, G = R.big, C = R.cold, M = R.memory, N = R.node, T = R.returning;
+  if (T) {
+    const n = Math.min(...keys.map((k) => T[k]?.stats?.n ?? 0));
+    row(`7. returning visit: the app's script start → first visible tools list, ms (median / p95; ${n} reloads each)`, (k) => msCell(T[k]), (k) => T[k]?.stats?.median);
+    row("7. returning visit: the app's script start → first synced list (the server's), ms", (k) => msCell({ error: T[k]?.error, stats: T[k]?.syncedStats }), (k) => T[k]?.syncedStats?.median);
+    row("7. returning visit: the page's first script → first visible tools list (adds loading the client library's JS), ms", (k) => msCell({ error: T[k]?.error, stats: T[k]?.fromPageStats }), (k) => T[k]?.fromPageStats?.median);
+  }
   if (L) {
     const n = Math.min(...keys.map((k) => L[k]?.stats?.n ?? 0));
     const nl = (k) => ({ error: L[k]?.error, stats: L[k]?.notifiedStats });
@@ -834,6 +924,7 @@ function markdown(meta) {
     G ? `- 3: as 1 with ${G.n.toLocaleString("en")} tools in pages of 100, timed from the notification's arrival.` : "",
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
+    first("returning") ? `- 7: per client one browser context: the page loaded once and reloaded once (the wasm in the HTTP cache, its compiled code in Chromium's code cache; for mcplive with the cache option, the catalog in IndexedDB), then reloaded ${CFG.returning.samples} times; each reload timed from the start of the app's script (the first line of the page's module script, which runs once its imports, the client library, are loaded) and from the page's first script (the first line of bench/pages/probe.js) to the first list the app's store gave with tools in it (mcplive with the cache: the kept catalog, \`status: "stale"\`, while the wasm starts; the server's go-sdk lists carry \`ttlMs: 0\`, so every list is walked and reconciled), and to the first synced list. mcplive with the cache runs \`open()\` and subscribes at once; the others as in 4.` : "",
     first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package, the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport) and the floor, alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request; and the process's CPU time (process.cpuUsage, user + system) over each batch, per change: only the client of that batch works meanwhile.` : "",
     "",
     ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),

@@ -164,12 +164,32 @@ export interface ListValue<T> {
   /** `"private"` when any page of the last walk said so, else the pages' `cacheScope`; `null` when none was sent. */
   readonly cacheScope: "public" | "private" | null;
   /**
-   * When the walk that produced this value ended, in ms since the epoch
+   * When the first page of the walk that produced this value came, in ms since the epoch
    * (like `Date.now()`); `null` when the server sent no caching hints. A
    * re-list that finds the same list keeps the value object (`get()` stays
    * the same until a change), so it keeps this too.
    */
   readonly receivedAt: number | null;
+  /**
+   * Where the items come from: `"cache"` while they are a kept catalog's
+   * (the `cache` option; `status` is then `"stale"` until the server's own
+   * lists reconcile them, in a change event with `cause: "resync"`),
+   * `"server"` once the server sent them, `null` before either.
+   */
+  readonly source: "cache" | "server" | null;
+}
+
+/**
+ * A storage of the catalog cache (the `cache` option): the app's own, such
+ * as one over a database or a server. Values are strings (whole records,
+ * each written with one `set`); `get` resolves with what `set` stored, or
+ * `undefined`. A failure (a rejection, a throw) is a `logger.warn`, never
+ * the app's error: the lists are then walked as without a cache.
+ */
+export interface CacheAdapter {
+  get(key: string): Promise<string | undefined | null>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 /**
@@ -556,6 +576,26 @@ export interface ConnectOptions {
    * `connect` may leave this out or give the same URL; another URL rejects.
    */
   wasmUrl?: string | URL;
+  /**
+   * Keep the server's catalog across reloads (opt-in): `"memory"` (this
+   * page, worker or Node process), `"indexeddb"` (the browser's IndexedDB;
+   * where there is none, such as Node, a `logger.warn` says so and nothing
+   * is kept) or a {@link CacheAdapter}. With a kept catalog of the same
+   * server (and authorization context), the stores show it before the wasm
+   * has started (`status: "stale"`, `source: "cache"`), then reconcile it
+   * with the server's lists. By the specification's caching rules
+   * (2026-07-28 `ttlMs`, `cacheScope`): a list whose pages are all still
+   * fresh is not walked at connect (a list change notification or a
+   * re-opened listen stream walks it); a fresh `resources/read` result
+   * answers `readResource` (until `notifications/resources/updated`);
+   * results of retried requests are never kept; `"private"` results are
+   * kept only under a hash of the authorization context (the OAuth issuer
+   * and subject, or the `token` callback's value), never shown to another,
+   * and removed when it changes or the user signs out. Bad storage (corrupt,
+   * truncated, foreign or older records, a full quota, storage that throws)
+   * is ignored with a `logger.warn`. See docs/cache.md.
+   */
+  cache?: "memory" | "indexeddb" | CacheAdapter;
 }
 
 /** A live MCP client. A frozen object of functions without `this`: methods may be passed detached. */
@@ -573,11 +613,19 @@ export interface Client {
   /** The `auth` option (`mcplive/oauth`): the authorization's state, `authorize()`, `signOut()`; `null` without one. */
   readonly auth: import("./oauth.js").Auth | null;
 
-  /** The server's `serverInfo` from the latest `initialize`. */
+  /**
+   * The first full sync of every list the server offers (what `connect`
+   * awaits); rejects as `connect` does (and with an `AbortError` when the
+   * client is closed before). The client handles its rejection itself (the
+   * `status` becomes `"closed"`): an app that never awaits it gets no
+   * unhandled-rejection warning.
+   */
+  readonly ready: Promise<void>;
+  /** The server's `serverInfo` from the latest `initialize` (`undefined` before `ready`, with `open`). */
   readonly serverInfo: Implementation;
-  /** The server's capabilities exactly as it sent them. */
+  /** The server's capabilities exactly as it sent them (`undefined` before `ready`, with `open`). */
   readonly capabilities: ServerCapabilities;
-  /** The negotiated protocol version, e.g. `"2026-07-28"` or `"2025-11-25"`. */
+  /** The negotiated protocol version, e.g. `"2026-07-28"` or `"2025-11-25"` (`undefined` before `ready`, with `open`). */
   readonly protocolVersion: string;
   /** The server's instructions, if any. */
   readonly instructions: string | undefined;
@@ -638,6 +686,16 @@ export interface Client {
  * Node 20 needs `--experimental-websocket` for `ws://` and `wss://`.
  */
 export function connect(url: string | URL, options?: ConnectOptions): Promise<Client>;
+
+/**
+ * Opens a client and returns it at once, before anything is connected: its
+ * stores are `"loading"` (or show the kept catalog, with the `cache`
+ * option) and its `status` `"connecting"`; `client.ready` resolves after
+ * the first full sync and rejects as `connect` does. `connect(url, o)` is
+ * `open(url, o)` then `await client.ready`. Calls made before `ready` wait
+ * for it. A mistake in the options throws a `TypeError` here.
+ */
+export function open(url: string | URL, options?: ConnectOptions): Client;
 
 // ---- the hub ---------------------------------------------------------------
 

@@ -128,6 +128,10 @@ func readResource(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if res.Retried && len(res.Raw) > 0 {
+		// In an array: JS must not cache it (js/src/client.js: readResource).
+		return "[" + string(res.Raw) + "]", nil
+	}
 	return rawResult(res.Raw)
 }
 

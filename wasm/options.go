@@ -28,6 +28,8 @@ type jsOptions struct {
 	Reconnect               *bool
 	ReconnectInitialDelayMs float64
 	ReconnectMaxDelayMs     float64
+	RevisionHint            string
+	Seeds                   []mcplive.Seed
 }
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
@@ -122,7 +124,43 @@ func readOptions(v safejs.Value) (jsOptions, error) {
 	}
 	o.ReconnectInitialDelayMs = r.num("reconnectInitialDelayMs")
 	o.ReconnectMaxDelayMs = r.num("reconnectMaxDelayMs")
+	o.RevisionHint = r.str("revisionHint")
+	if sv, ok := r.get("seeds", "an array", safejs.TypeObject); ok {
+		o.Seeds = readSeeds(sv)
+	}
 	return o, r.err
+}
+
+// readSeeds reads the lists the JS catalog cache kept (js/src/cache.js):
+// kind, items (a JSON array, as text), ttlMs, receivedAt (ms since the
+// epoch), cacheScope, and so on. What does not read is left out: the lists
+// are then walked.
+func readSeeds(v safejs.Value) []mcplive.Seed {
+	n, err := v.Length()
+	if err != nil {
+		return nil
+	}
+	var out []mcplive.Seed
+	for i := 0; i+4 < n; i += 5 {
+		var f [5]safejs.Value
+		for j := range f {
+			f[j], _ = v.Index(i + j)
+		}
+		if f[0].Type() != safejs.TypeString || f[1].Type() != safejs.TypeString || f[2].Type() != safejs.TypeNumber ||
+			f[3].Type() != safejs.TypeNumber || f[4].Type() != safejs.TypeString {
+			continue
+		}
+		kind, err1 := f[0].String()
+		items, err2 := f[1].String()
+		ttl, err3 := f[2].Float()
+		at, err4 := f[3].Float()
+		scope, err5 := f[4].String()
+		if errors.Join(err1, err2, err3, err4, err5) != nil {
+			continue
+		}
+		out = append(out, mcplive.Seed{Kind: mcplive.Kind(kind), Items: []byte(items), TTL: ms(ttl), Scope: scope, Received: time.UnixMilli(int64(at))})
+	}
+	return out
 }
 
 func parseOptions(v safejs.Value) (*mcplive.Options, mcplive.Header, error) {
@@ -141,6 +179,8 @@ func parseOptions(v safejs.Value) (*mcplive.Options, mcplive.Header, error) {
 		MaxPages:          o.MaxPages,
 		HeartbeatInterval: ms(o.HeartbeatIntervalMs),
 		HeartbeatTimeout:  ms(o.HeartbeatTimeoutMs),
+		RevisionHint:      o.RevisionHint,
+		Seeds:             o.Seeds,
 		Reconnect: mcplive.ReconnectOptions{
 			Disabled:     o.Reconnect != nil && !*o.Reconnect,
 			InitialDelay: ms(o.ReconnectInitialDelayMs),

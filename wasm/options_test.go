@@ -78,3 +78,32 @@ func TestReadOptions(t *testing.T) {
 		}
 	}
 }
+
+// The kept lists of the JS catalog cache (js/src/client.js: seedsFor) and
+// the remembered revision reach mcplive.Options; a seed that does not read
+// is left out, never an error.
+func TestReadSeeds(t *testing.T) {
+	o := safejs.Safe(js.ValueOf(map[string]any{
+		"revisionHint": "2025-11-25",
+		"seeds": []any{
+			"tools", `[{"name":"a"}]`, 60000, 1764500000123, "public",
+			"prompts", 5, 60000, 1, "private", // items not a string: left out
+			"resources", `[]`, 1000, 2, "private",
+			"resourceTemplates", `[]`, // cut short: left out
+		},
+	}))
+	opts, _, err := parseOptions(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.RevisionHint != "2025-11-25" {
+		t.Errorf("RevisionHint = %q", opts.RevisionHint)
+	}
+	want := []mcplive.Seed{
+		{Kind: mcplive.KindTools, Items: []byte(`[{"name":"a"}]`), TTL: time.Minute, Scope: "public", Received: time.UnixMilli(1764500000123)},
+		{Kind: mcplive.KindResources, Items: []byte(`[]`), TTL: time.Second, Scope: "private", Received: time.UnixMilli(2)},
+	}
+	if !reflect.DeepEqual(opts.Seeds, want) {
+		t.Errorf("Seeds = %+v, want %+v", opts.Seeds, want)
+	}
+}

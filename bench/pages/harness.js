@@ -26,8 +26,13 @@ const app = {
   items: [],
   errors: [], // what the client reported instead of a list (auto-refresh failures)
   waiters: new Set(),
-  setList(items) {
+  setList(items, source) {
     const t = performance.now();
+    // The first list with tools in it (issue 32: a returning visit's first visible list).
+    if (!app.firstShown && items.length > 0) {
+      app.firstShown = t;
+      app.firstSource = source ?? null;
+    }
     if (items === app.items) return;
     app.items = items;
     for (const w of app.waiters) {
@@ -169,7 +174,17 @@ export function start(adapter) {
     const client = await adapter.connect(mcpURL, app);
     const firstList = performance.now();
     bench.close = () => client.close();
-    return { firstList, tools: app.items.length, protocolVersion: adapter.protocolVersion?.(client) ?? null };
+    const scriptStart = globalThis.__benchProbe?.appStart ?? 0;
+    const pageStart = globalThis.__benchProbe?.scriptStart ?? 0;
+    return {
+      firstList,
+      scriptStart,
+      firstShown: app.firstShown - scriptStart,
+      firstShownFromPage: app.firstShown - pageStart,
+      firstSource: app.firstSource,
+      tools: app.items.length,
+      protocolVersion: adapter.protocolVersion?.(client) ?? null,
+    };
   })();
   // run.mjs waits for one of these two console messages: a wait through
   // page.waitForFunction would have Playwright inject its script (~330 KB)

@@ -9,7 +9,8 @@
 //    delivers (Streamable HTTP: the body is passed through a stream that
 //    looks at each chunk before the client reads it), so that a change can
 //    also be timed from the moment the client could first react to it.
-globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0 };
+// scriptStart: when the page's scripts began (this is the first of each page).
+globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0, scriptStart: performance.now() };
 
 const keep = (result) => {
   const instance = result instanceof WebAssembly.Instance ? result : result.instance;

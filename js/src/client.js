@@ -8,6 +8,7 @@ import { createResourceSubscriptions } from "./resources.js";
 import { abortError, namedError, toError } from "./errors.js";
 import { beforeDial, afterDial, discardEarly } from "./dial.js";
 import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
+import { fresh, rememberRevision, rememberedRevision, tokenContext } from "./cache.js";
 
 /** Decodes the list messages Go hands over as UTF-8 bytes (wasm/hooks.go). */
 const utf8 = new TextDecoder();
@@ -16,37 +17,47 @@ const EVENTS = Object.freeze(["change", "log", "notification"]);
 const CALL_OPTIONS = ["signal", "timeoutMs"];
 
 /**
- * createClient connects a new client through the runtime rt (loader.js).
- * Its options: url and goOptions, validated already (options.js); signal,
- * the app's AbortSignal, if any; token, the app's token callback
- * (Streamable HTTP), if any; onElicit, the app's answer to a server's
- * request for user input, if any; logger, the app's logger of the client's
- * diagnostics, if any; early, the WebSocket connect() opened for url while
- * the runtime loaded (dial.js: earlyDial), if any, which the first dial
- * adopts; auth, the app's oauth() object (client.auth), and authBinding,
- * its binding to url (its token callback, and the news of a new
- * authorization, after which every list is listed again). It resolves
- * after initialize and the first full sync of every list the server
- * offers.
+ * createClient makes a new client at once and connects it in the
+ * background. start() loads the runtime (loader.js) and resolves with it
+ * and the WebSocket opened for url while it loaded (dial.js: earlyDial),
+ * if any, which the first dial adopts. Its options: url and goOptions,
+ * validated already (options.js); signal, the app's AbortSignal, if any;
+ * token, the app's token callback (Streamable HTTP), if any; onElicit, the
+ * app's answer to a server's request for user input, if any; logger, the
+ * app's logger of the client's diagnostics, if any; auth, the app's
+ * oauth() object (client.auth), and authBinding, its binding to url (its
+ * token callback, and the news of a new authorization, after which every
+ * list is listed again); cache, the catalog cache (cache.js), if any, and
+ * cached, the Promise of what it holds; retry(err), which says whether a
+ * failed connect is tried again (an authorization that the user gives
+ * meanwhile: connect.js). client.ready resolves after initialize and the
+ * first full sync of every list the server offers.
  *
- * The client's id is chosen here, before Go connects, so every hook call
- * (a list update that needs a resync, a close) can be acted on, even one
- * that comes before connect resolves.
+ * The client's id is chosen before Go connects, so every hook call (a list
+ * update that needs a resync, a close) can be acted on, even one that
+ * comes before ready resolves.
  */
-export async function createClient(rt, { url, goOptions, signal, token, onElicit, logger, early = null, auth, authBinding }) {
-  const id = rt.clientId();
-  const release = rt.hold(); // Go's timers keep Node alive while this client lives
+export function createClient(start, { url, goOptions, signal, token, onElicit, logger, auth, authBinding, cache = null, cached = null, firstToken = null, retry = async () => false }) {
+  let rt = null;
+  let id = 0;
+  let release = () => {};
+  let early = null;
 
   const events = createEmitter(EVENTS);
   const lists = Object.fromEntries(KINDS.map((kind) => [kind, createList(kind, (ev) => events.emit("change", ev))]));
   const status = createStore("connecting");
   let info = null;
   let closing = null;
+  let connected = false;
+  let selfClosed = false; // closed by itself before ready
   // Set once the client is built; a close before that (the connection closed
   // by itself during connect) has nothing to unbind yet.
   let offAuthorized = () => {};
+  // close() before ready: the connect is abandoned.
+  const quit = new AbortController();
+  const connectSignal = signal == null ? quit.signal : anySignal(signal, quit.signal);
 
-  /** request runs one operation on the Go client (wasm/ops.go). */
+  /** request runs one operation on the Go client (wasm/ops.go), once connected. */
   function request(op, args, opts, onProgress, allowed = CALL_OPTIONS) {
     let payload, timeoutMs, o;
     try {
@@ -56,7 +67,8 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
     } catch (err) {
       return Promise.reject(err);
     }
-    return withSignal(rt, o.signal, (reqId) => rt.api.call(id, reqId, op, payload, timeoutMs, onProgress));
+    const run = () => withSignal(rt, o.signal, (reqId) => rt.api.call(id, reqId, op, payload, timeoutMs, onProgress));
+    return connected ? run() : ready.then(run);
   }
 
   const parsed = (p) => p.then((json) => JSON.parse(json));
@@ -72,7 +84,7 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
 
   const resources = createResourceSubscriptions({
     request: (op, args) => request(op, args),
-    readResource: (uri) => readResource(uri),
+    readResource: (uri) => readResource(uri, undefined, true),
     closed: () => closing !== null,
   });
 
@@ -82,6 +94,7 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
       // An update that does not fit what the store holds: ask Go for the
       // whole list again (it comes back as a change with cause "resync").
       if (!lists[msg.kind].apply(msg)) request("resync", { kind: msg.kind }).catch(() => {});
+      if (cache) keep(msg.kind);
     },
     status(state, infoJSON) {
       if (infoJSON) info = deepFreeze(JSON.parse(infoJSON));
@@ -89,12 +102,24 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
       status.set(state);
       // Updates may have been missed while away: read subscribed resources again.
       if (state === "ready" && was === "reconnecting") resources.readAll();
-      if (state === "closed" && !closing) close(); // closed by itself (reconnect off): free it
+      // Closed by itself (reconnect off): free it (once connected).
+      if (state === "closed" && !closing) {
+        if (connected) close();
+        else selfClosed = true;
+      }
     },
     log(json) {
       if (events.has("log")) events.emit("log", Object.freeze(JSON.parse(json)));
     },
     notification(method, paramsJSON) {
+      // A kept resources/read result of an updated resource is stale now.
+      if (cache && method === "notifications/resources/updated") {
+        try {
+          cache.dropRead(JSON.parse(paramsJSON).uri);
+        } catch {
+          // not ours to judge
+        }
+      }
       if (events.has("notification")) {
         events.emit("notification", Object.freeze({ method, params: paramsJSON === undefined ? undefined : JSON.parse(paramsJSON) }));
       }
@@ -108,25 +133,84 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
     },
     afterDial,
   };
-  if (token) hooks.token = tokenHook(token, url);
+  if (token) hooks.token = tokenHook(token, url, cache, firstToken);
   if (onElicit) hooks.elicit = elicitHook(onElicit);
   if (logger) hooks.diag = diagHook(logger);
 
-  try {
-    const connected = await withSignal(
-      rt,
-      signal,
-      (reqId) => rt.api.connect(url, goOptions, hooks, reqId, id),
-      // Aborted, but Go had connected already: close what nobody will get.
-      () => rt.call(() => rt.api.close(id)).catch(() => {}),
-    );
-    info ??= deepFreeze(JSON.parse(connected));
-  } catch (err) {
-    release();
-    throw err;
-  } finally {
-    discardEarly(early); // never dialed (an error or an abort before the dial)
+  /** keep writes a ready list to the cache as the store shows it. */
+  function keep(kind) {
+    const v = lists[kind].store.get();
+    if (v.status === "ready" && v.source === "server") cache.putList(kind, v);
+    else if (v.status === "unsupported") cache.dropList(kind);
   }
+
+  // The kept catalog, shown as soon as it is read (before the runtime has
+  // started, most of the time); its revision is the one tried first.
+  const seeds = cached?.then((c) => {
+    if (!connected && !closing) for (const kind of KINDS) if (c.lists[kind]) lists[kind].seed(c.lists[kind]);
+    return c;
+  }).catch(() => null);
+
+  async function connectGo() {
+    const loaded = await start(connectSignal);
+    rt = loaded.rt;
+    early = loaded.early;
+    const kept = seeds ? await seeds : null;
+    const opts = { ...goOptions };
+    const revision = goOptions.protocolVersion ? "" : kept?.revision || rememberedRevision(url);
+    if (revision) opts.revisionHint = revision;
+    if (kept) opts.seeds = seedsFor(kept.lists);
+    for (;;) {
+      id = rt.clientId();
+      release = rt.hold(); // Go's timers keep Node alive while this client lives
+      try {
+        const got = await withSignal(
+          rt,
+          connectSignal,
+          (reqId) => rt.api.connect(url, opts, hooks, reqId, id),
+          // Aborted, but Go had connected already: close what nobody will get.
+          () => rt.call(() => rt.api.close(id)).catch(() => {}),
+        );
+        info ??= deepFreeze(JSON.parse(got));
+        break;
+      } catch (err) {
+        release();
+        release = () => {};
+        if (!(await retry(err, connectSignal))) throw err;
+      } finally {
+        discardEarly(early); // never dialed (an error or an abort before the dial)
+        early = null;
+      }
+    }
+    connected = true;
+    if (selfClosed) {
+      close();
+      return;
+    }
+    // What an unpinned connect found is what the next one tries first.
+    if (!goOptions.protocolVersion) rememberRevision(url, info.protocolVersion);
+    if (cache) {
+      if (!goOptions.protocolVersion) cache.setRevision(info.protocolVersion);
+      for (const kind of KINDS) keep(kind);
+    }
+    // Lists may differ per authorization: a new one (a sign-in, a step-up,
+    // another user, a sign-out) lists every list again.
+    if (authBinding && !closing) {
+      offAuthorized = authBinding.onAuthorized(() => {
+        if (closing) return;
+        if (cache) authBinding.context().then((c) => cache.setContext(c), () => cache.setContext(null));
+        refresh().catch(() => {});
+      });
+    }
+  }
+
+  const ready = connectGo().catch((err) => {
+    status.set("closed");
+    throw err;
+  });
+  // An app that renders from the stores may never await ready: its
+  // rejection is the client's status "closed", not an unhandled rejection.
+  ready.catch(() => {});
 
   function callTool(name, args, opts) {
     const bad = valid(() => {
@@ -160,10 +244,21 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
     return parsed(request("getPrompt", { name, arguments: strings }, opts));
   }
 
-  function readResource(uri, opts) {
+  function readResource(uri, opts, live = false) {
     const bad = valid(() => nonEmptyString("readResource: the URI", uri instanceof URL ? String(uri) : uri));
     if (bad) return rejectWith(bad);
-    return parsed(request("readResource", { uri: String(uri) }, opts));
+    const key = String(uri);
+    // A fresh kept result (its ttlMs not run out, no update since) answers at once.
+    const kept = live ? undefined : cache?.getRead(key);
+    if (kept !== undefined) return Promise.resolve(structuredCopy(kept));
+    const asked = Date.now();
+    return parsed(request("readResource", { uri: key }, opts)).then((res) => {
+      // A result of a retried request (inputResponses, requestState) comes
+      // in an array (wasm/ops.go): never cached.
+      if (Array.isArray(res)) return res[0];
+      cache?.putRead(key, res, asked);
+      return res;
+    });
   }
 
   function complete(params, opts) {
@@ -192,22 +287,31 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
     return request("refresh", { kind: kind ?? "" }, opts).then(() => {});
   }
 
-  // Lists may differ per authorization: a new one (a sign-in, a step-up,
-  // another user, a sign-out) lists every list again.
-  if (authBinding && !closing) offAuthorized = authBinding.onAuthorized(() => closing || refresh().catch(() => {}));
-
   function close() {
     if (!closing) {
       offAuthorized();
-      closing = rt
-        .call(() => rt.api.close(id))
-        .finally(() => {
+      if (!connected) {
+        // Before ready: the connect is abandoned (ready rejects with an AbortError).
+        quit.abort(namedError("AbortError", "mcplive: the client was closed before it was ready"));
+        closing = ready.then(close2, () => {}).finally(() => {
           resources.clear();
           status.set("closed");
-          release();
         });
+        return closing;
+      }
+      closing = close2();
     }
     return closing;
+  }
+
+  function close2() {
+    return rt
+      .call(() => rt.api.close(id))
+      .finally(() => {
+        resources.clear();
+        status.set("closed");
+        release();
+      });
   }
 
   const client = {
@@ -218,17 +322,18 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
     status: status.store,
     auth: auth ?? null,
     get serverInfo() {
-      return info.serverInfo;
+      return info?.serverInfo;
     },
     get capabilities() {
-      return info.capabilities;
+      return info?.capabilities;
     },
     get protocolVersion() {
-      return info.protocolVersion;
+      return info?.protocolVersion;
     },
     get instructions() {
-      return info.instructions || undefined;
+      return info?.instructions || undefined;
     },
+    ready,
     on: events.on,
     callTool,
     getPrompt,
@@ -253,12 +358,18 @@ export async function createClient(rt, { url, goOptions, signal, token, onElicit
  * a string, or null, undefined or "" for none. Go gets done("t:" + token)
  * or done("e:" + why) once that settled.
  */
-function tokenHook(fn, url) {
+function tokenHook(fn, url, cache, first) {
   return (done, refusal) => {
-    Promise.resolve()
-      .then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })))
-      .then((t) => {
+    // The first token may have been asked for already, to find the
+    // authorization context of the kept catalog (connect.js).
+    let p = first;
+    first = null;
+    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })));
+    p.then((t) => {
         if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
+        // Another token, another authorization context: the kept private
+        // results of the one before are removed.
+        cache?.setContext(tokenContext(t ?? ""));
         return `t:${t ?? ""}`;
       })
       .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
@@ -320,6 +431,32 @@ function elicitHook(fn) {
 }
 
 /**
+ * seedsFor flattens the kept lists that are fresh now for Go (wasm/options.go:
+ * readSeeds), which checks their freshness again when it syncs.
+ */
+function seedsFor(kept) {
+  const out = [];
+  for (const kind of KINDS) {
+    const e = kept[kind];
+    if (fresh(e)) out.push(kind, JSON.stringify(e.items), e.ttlMs, e.receivedAt, e.cacheScope);
+  }
+  return out;
+}
+
+/** anySignal aborts when a or b does. */
+function anySignal(a, b) {
+  if (typeof AbortSignal.any === "function" && a instanceof AbortSignal) return AbortSignal.any([a, b]);
+  if (typeof a.addEventListener !== "function") return a; // withSignal rejects it
+  const ac = new AbortController();
+  const on = (s) => () => ac.abort(s.reason);
+  if (a.aborted) ac.abort(a.reason);
+  else if (b.aborted) ac.abort(b.reason);
+  a.addEventListener("abort", on(a), { once: true });
+  b.addEventListener("abort", on(b), { once: true });
+  return ac.signal;
+}
+
+/**
  * withSignal starts a Go call with a request id when there is a signal to
  * abort it; an abort rejects at once with the signal's reason and cancels
  * the Go context (which sends notifications/cancelled).
@@ -349,6 +486,9 @@ function withSignal(rt, signal, start, orphan) {
       .finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/** structuredCopy copies a kept JSON value, so the app may change what it gets. */
+const structuredCopy = (v) => JSON.parse(JSON.stringify(v));
 
 function deepFreeze(i) {
   const deep = (v) => {

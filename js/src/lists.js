@@ -23,11 +23,11 @@ const EMPTY = Object.freeze([]);
  * last walk (2026-07-28: ttlMs, cacheScope; receivedAt, ms since the epoch).
  */
 function hints(msg) {
-  return { live: msg.live === true, ttlMs: msg.ttlMs ?? null, cacheScope: msg.cacheScope ?? null, receivedAt: msg.receivedAt ?? null };
+  return { live: msg.live === true, ttlMs: msg.ttlMs ?? null, cacheScope: msg.cacheScope ?? null, receivedAt: msg.receivedAt ?? null, source: "server" };
 }
 
 function sameHints(a, b) {
-  return a.live === b.live && a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope && a.receivedAt === b.receivedAt;
+  return a.live === b.live && a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope && a.receivedAt === b.receivedAt && a.source === b.source;
 }
 
 /**
@@ -38,11 +38,12 @@ function sameHints(a, b) {
 export function createList(kind, onChange) {
   const keyField = KEY_FIELD[kind];
   const { store, set } = createStore(
-    Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null }),
+    Object.freeze({ items: EMPTY, status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null, source: null }),
   );
   /** key → item object of the current items; null until a message by keys needs it */
   let byKey = new Map();
   let started = false; // the first full message arrived
+  let seeded = false; // the items shown are a kept catalog's (cache.js), not yet reconciled
 
   /** keyMap returns byKey, made from the current items when it is not kept. */
   function keyMap(items) {
@@ -141,8 +142,12 @@ export function createList(kind, onChange) {
    * change keep their objects.
    */
   function applyFull(msg, cur, error) {
-    const first = !started;
+    // The first full list after a kept catalog is a reconciliation: diffed
+    // against what was shown, its change event a resync.
+    const first = !started && !seeded;
+    if (seeded && !started) msg = { ...msg, cause: "resync" };
     started = true;
+    seeded = false;
     const next = new Map();
     const items = [];
     const added = [];
@@ -190,7 +195,20 @@ export function createList(kind, onChange) {
     return Object.freeze(out);
   }
 
-  return { store, apply };
+  /**
+   * seed shows a kept catalog's items (cache.js) before the server has
+   * said anything: status "stale", source "cache"; nothing once a message
+   * of the server came.
+   */
+  function seed(entry) {
+    if (started) return;
+    seeded = true;
+    byKey = null;
+    const items = Object.freeze(entry.items.map((it) => deepFreeze(it)));
+    set(Object.freeze({ items, status: "stale", error: null, version: 0, live: false, ttlMs: entry.ttlMs, cacheScope: entry.cacheScope, receivedAt: entry.receivedAt, source: "cache" }));
+  }
+
+  return { store, apply, seed };
 }
 
 function sameError(a, b) {

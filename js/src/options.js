@@ -1,3 +1,5 @@
+import { checkCache } from "./cache.js";
+
 // Validation of what users pass: a mistake is a TypeError at the call,
 // never a silently ignored option or a request with "undefined" in it.
 
@@ -52,6 +54,7 @@ const CONNECT_OPTIONS = [
   "logger",
   "signal",
   "wasmUrl",
+  "cache",
 ];
 
 /** The protocol revisions this client speaks, newest first (the option protocolVersion pins one). */
@@ -148,6 +151,7 @@ export function toGoOptions(options) {
     throw new TypeError("mcplive: onElicit must be a function that returns the user's answer { action, content? } (or a Promise of it)");
   }
   checkLogger(o.logger);
+  checkCache(o.cache);
   const hb = o.heartbeat;
   if (hb === false) {
     out.heartbeatIntervalMs = -1;

@@ -31,7 +31,7 @@ function newList() {
 describe("createList", () => {
   test("starts loading and empty; the first full message is no change event", () => {
     const l = newList();
-    assert.deepEqual(l.store.get(), { items: [], status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null });
+    assert.deepEqual(l.store.get(), { items: [], status: "loading", error: null, version: 0, live: false, ttlMs: null, cacheScope: null, receivedAt: null, source: null });
     assert.ok(l.apply(full(1, [tool("a"), tool("b")])));
     const v = l.store.get();
     assert.deepEqual(v.items.map((t) => t.name), ["a", "b"]);
@@ -271,11 +271,11 @@ function fakeRuntime() {
 describe("the client's hooks, over a fake Go runtime", { timeout: 5000 }, () => {
   test("a list update that does not fit asks Go for a resync, and the resync reaches change listeners", async () => {
     const { rt, calls, hook } = fakeRuntime();
-    const ready = createClient(rt, { url: "ws://fake/mcp", goOptions: {} });
+    const client = createClient(async () => ({ rt, early: null }), { url: "ws://fake/mcp", goOptions: {} });
     // Hooks may fire before connect resolves: JS chose the id already.
-    await Promise.resolve();
+    while (!hook()) await Promise.resolve();
     hook().list(JSON.stringify(full(1, [tool("a"), tool("b")])));
-    const client = await ready;
+    await client.ready;
     const events = [];
     client.on("change", (ev) => events.push(ev));
     const sentinel = new Promise((resolve) => client.tools.listen((v) => v.version === 3 && resolve(v)));
@@ -295,10 +295,10 @@ describe("the client's hooks, over a fake Go runtime", { timeout: 5000 }, () => 
 
   test("a client that closes by itself before connect resolved is freed", async () => {
     const { rt, calls, hook } = fakeRuntime();
-    const ready = createClient(rt, { url: "ws://fake/mcp", goOptions: {} });
-    await Promise.resolve();
+    const client = createClient(async () => ({ rt, early: null }), { url: "ws://fake/mcp", goOptions: {} });
+    while (!hook()) await Promise.resolve();
     hook().status("closed");
-    const client = await ready;
+    await client.ready;
     assert.equal(client.status.get(), "closed");
     assert.deepEqual(calls.map((c) => c.op), ["connect", "close"]);
   });

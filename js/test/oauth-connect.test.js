@@ -107,3 +107,36 @@ test("connect through the authorization, even when the user's step outlasts a re
     await client.close();
   }
 });
+
+test("with the cache option, a sign-out removes the private record of the authorization context", async () => {
+  const records = new Map();
+  let onDelete = () => {};
+  let onPrivate = () => {};
+  const storage = {
+    get: async (k) => records.get(k),
+    set: async (k, v) => {
+      records.set(k, v);
+      if (k.includes("#")) onPrivate(k);
+    },
+    delete: async (k) => {
+      records.delete(k);
+      onDelete(k);
+    },
+  };
+  const privateWritten = new Promise((resolve) => (onPrivate = resolve));
+  const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0) });
+  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  try {
+    // A 2025-11-25 server sends no cacheScope: its lists are private.
+    const key = await privateWritten;
+    for (const [k, v] of records) {
+      assert.ok(!k.includes(currentToken) && !v.includes(currentToken), "no token in the records");
+    }
+    const removed = new Promise((resolve) => (onDelete = (k) => k === key && resolve()));
+    await auth.signOut();
+    await removed;
+    assert.ok(!records.has(key));
+  } finally {
+    await client.close();
+  }
+});

@@ -33,6 +33,12 @@
 //	                                           Streamable HTTP 2025-11-25 the server forgets the
 //	                                           sessions: their next request gets 404
 //	/control/sessions         {}               {"ok":true,"sessions":N}
+//	/control/cache            {"ttlMs","scope"} the ttlMs and cacheScope of every list and read result
+//	                                           from now on ({} gives go-sdk's own: 0, "public")
+//	/control/hold             {"on"}           on: every MCP request waits, its answer held back, until
+//	                                           {"on":false}
+//	/control/legacy           {"on"}           on: server/discover is refused (-32601), as a 2025-11-25
+//	                                           server does
 //	/control/require          {"token"?,"header"?,"value"?}  from now on a Streamable HTTP request
 //	                                           needs "Authorization: Bearer <token>" (else 401 with a
 //	                                           WWW-Authenticate challenge naming resource_metadata)
@@ -196,6 +202,10 @@ type testServer struct {
 	value     string
 	requests  []httpRequest
 	protector *protect.Protector // nil: /mcp is not a protected resource
+	ttlMs     int                // /control/cache: the ttlMs and cacheScope of every cacheable result
+	scope     string
+	held      chan struct{} // /control/hold: closed when held requests may go on (nil: none held)
+	legacy    bool          // /control/legacy: server/discover is refused, as by a 2025-11-25 server
 }
 
 func (s *testServer) protected() *protect.Protector {
@@ -248,6 +258,13 @@ func newTestServer(pageSize int) *testServer {
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 		},
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.scope != "" {
+				c.TTLMs, c.CacheScope = s.ttlMs, s.scope
+			}
+		},
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -261,7 +278,7 @@ func newTestServer(pageSize int) *testServer {
 		},
 	})
 
-	s.srv.AddReceivingMiddleware(mcpws.ListenOverlap())
+	s.srv.AddReceivingMiddleware(mcpws.ListenOverlap(), s.hold)
 	s.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")}, echo)
 	s.srv.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.", InputSchema: objectSchema(`{"a":{"type":"number"},"b":{"type":"number"}}`, "a", "b")}, add)
 	s.srv.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails with JSON-RPC error -32001 and data.", InputSchema: objectSchema(`{}`)}, fail)
@@ -422,6 +439,31 @@ type controlReq struct {
 	Ask         bool            `json:"ask"`
 	Level       string          `json:"level"`
 	Data        json.RawMessage `json:"data"`
+	TTLMs       int             `json:"ttlMs"`
+	Scope       string          `json:"scope"`
+	On          bool            `json:"on"`
+}
+
+// hold is the middleware of /control/hold: while on, every request waits
+// (its answer is held back) until hold is turned off.
+func (s *testServer) hold(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s.mu.Lock()
+		ch := s.held
+		legacy := s.legacy
+		s.mu.Unlock()
+		if legacy && method == "server/discover" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found (a 2025-11-25 server)"}
+		}
+		if ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
@@ -435,6 +477,24 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 	}
 	res := map[string]any{"ok": true}
 	switch op := r.PathValue("op"); op {
+	case "cache":
+		s.mu.Lock()
+		s.ttlMs, s.scope = req.TTLMs, req.Scope
+		s.mu.Unlock()
+	case "legacy":
+		s.mu.Lock()
+		s.legacy = req.On
+		s.mu.Unlock()
+	case "hold":
+		s.mu.Lock()
+		switch {
+		case req.On && s.held == nil:
+			s.held = make(chan struct{})
+		case !req.On && s.held != nil:
+			close(s.held)
+			s.held = nil
+		}
+		s.mu.Unlock()
 	case "add-tool":
 		schema := req.InputSchema
 		if schema == nil {

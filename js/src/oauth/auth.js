@@ -8,6 +8,7 @@
 // (lists may differ per authorization).
 
 import { createStore, report } from "../store.js";
+import { sha256 } from "../hash.js";
 import { OAuthError } from "./errors.js";
 import { anySignal, checkURL, inBrowser, isLoopback } from "./http.js";
 import { memoryStorage, sessionStorageAdapter, checkStorage } from "./storage.js";
@@ -462,6 +463,18 @@ export function oauth(config = {}) {
       /** status: the store's status ("needs-authorization": a refusal waits for the user's authorize()). */
       status: () => state.store.get().status,
       lastError: () => state.store.get().error,
+      /**
+       * context: the authorization context of the stored tokens (the
+       * catalog cache's key of private results): the issuer and the
+       * access token's subject, or a hash of the access token when it says
+       * none; null without tokens. Never a token itself.
+       */
+      async context() {
+        await loaded;
+        if (!binding || !tokens?.access_token) return null;
+        const sub = tokenSubject(tokens.access_token);
+        return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
+      },
       onAuthorized(fn) {
         onAuthorized.add(fn);
         return () => onAuthorized.delete(fn);
@@ -470,6 +483,20 @@ export function oauth(config = {}) {
   };
 
   return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
+}
+
+/** tokenSubject reads the sub claim of a JWT access token (unverified: only a cache key); null when it has none. */
+function tokenSubject(t) {
+  try {
+    const part = t.split(".")[1];
+    if (!part) return null;
+    const b64 = part.replace(/-/g, "+").replace(/_/g, "/");
+    const json = new TextDecoder().decode(Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0)));
+    const sub = JSON.parse(json)?.sub;
+    return typeof sub === "string" && sub ? sub : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
