@@ -5,7 +5,7 @@
 // (and subscribe to) resources. Every text from the server goes into the
 // DOM as text (see dom.js); nothing here assigns HTML.
 
-import { connect } from "/js/index.js";
+import { open } from "/js/index.js";
 import { h, $, clear, clip, iconFor, ms, errorText, badge } from "./dom.js";
 import { createPanel, listStatusText } from "./panels.js";
 import { createLog } from "./log.js";
@@ -85,10 +85,24 @@ const isOwn = (u) => u.host === location.host && u.pathname === "/mcp";
  */
 function dialURL(u) {
   const d = new URL(u);
-  if (isOwn(d) && transportOf(d) === "http" && !d.searchParams.has("conn")) {
-    d.searchParams.set("conn", [...crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(16).padStart(2, "0")).join(""));
-  }
+  if (isOwn(d) && transportOf(d) === "http" && !d.searchParams.has("conn")) d.searchParams.set("conn", tabConnKey());
   return d;
+}
+
+/**
+ * tabConnKey is this tab's ?conn= key, kept for its reloads (sessionStorage):
+ * the same URL, so the catalog kept from the last visit is this server's,
+ * and the same connection on the server, so a login survives a reload.
+ */
+function tabConnKey() {
+  const fresh = () => [...crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  try {
+    let key = sessionStorage.getItem("mcplive-demo-conn");
+    if (!key) sessionStorage.setItem("mcplive-demo-conn", (key = fresh()));
+    return key;
+  } catch {
+    return fresh(); // storage refused (a sandboxed page): one key per load
+  }
 }
 
 /** parseTarget reads the URL field: an absolute ws:, wss:, http: or https: URL, else a TypeError. */
@@ -183,15 +197,28 @@ async function connectTo(u, { retry = false } = {}) {
     const t0 = performance.now();
     try {
       const target = dialURL(u);
-      const c = await connect(target, {
+      // open() hands over the client at once: its lists show the catalog
+      // kept from the last visit (cache) while the client checks it with
+      // the server; ready is the first full sync.
+      const c = open(target, {
         // MCP authorization for another Streamable HTTP server, or the protected endpoint (auth.js).
         ...(transportOf(u) === "http" && !isOwn(u) ? { auth: authFor(target.href) } : {}),
         clientInfo: { name: "mcplive-demo-page", version: "0.1.0" },
         reconnect: { initialDelayMs: 250, maxDelayMs: 4000 },
         dialTimeoutMs: 5000,
         signal: ac.signal,
+        cache: "indexeddb",
       });
+      const unlists = wireLists(c, t0);
+      try {
+        await c.ready;
+      } catch (err) {
+        unlists();
+        c.close().catch(() => {});
+        throw err;
+      }
       if (gen !== state.generation) {
+        unlists();
         c.close().catch(() => {});
         return;
       }
@@ -199,7 +226,7 @@ async function connectTo(u, { retry = false } = {}) {
       showForeignNote(u);
       log.add("status", `connected to ${clip(u.href, 200)} over ${TRANSPORT_NAME[transportOf(u)]} (MCP ${c.protocolVersion}) and synced every list`, { timing: ms(performance.now() - t0) });
       window.mcpliveDemo = Object.freeze({ client: c, url: u.href, transport: transportOf(u) });
-      state.unwire = wire(c, u);
+      state.unwire = wire(c, u, unlists);
       return;
     } catch (err) {
       if (gen !== state.generation) return;
@@ -309,8 +336,40 @@ const panels = Object.fromEntries(KINDS.map((k) => [k, createPanel($(`#panel-${k
 
 // ---- wiring a connected client ----------------------------------------------
 
-function wire(c, u) {
+/**
+ * wireLists shows c's four lists in the panels from the start: the kept
+ * catalog (source "cache", status "stale") as soon as it is read, then the
+ * server's. It returns the function that stops that.
+ */
+function wireLists(c, t0) {
   const offs = [];
+  let cached = false;
+  // The first sync's own status steps are the connect's news (logged when it resolves), not the lists'.
+  let synced = false;
+  c.ready.then(() => (synced = true), () => {});
+  for (const kind of KINDS) {
+    let last = c[kind].get();
+    offs.push(
+      c[kind].subscribe((v) => {
+        panels[kind].update(v);
+        if (v.source === "cache" && !cached) {
+          cached = true;
+          log.add("status", "showing the catalog kept from the last visit; checking it with the server", { timing: ms(performance.now() - t0) });
+        } else if (synced && v.status !== last.status && v.status !== "loading") {
+          log.add("status", `${kind}: ${listStatusText(v.status)}${v.error ? ` (${errorText(v.error)})` : ""}`);
+        }
+        last = v;
+        onList(kind, v);
+      }),
+    );
+  }
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
+function wire(c, u, unlists) {
+  const offs = [unlists];
   const info = c.serverInfo;
   $("#server-info").textContent = `${info.title || info.name} ${info.version}`;
   $("#server-info").title = clip(`${info.title || info.name} ${info.version}`, 500);
@@ -337,20 +396,6 @@ function wire(c, u) {
       prev = s;
     }),
   );
-
-  for (const kind of KINDS) {
-    let last = c[kind].get();
-    offs.push(
-      c[kind].subscribe((v) => {
-        panels[kind].update(v);
-        if (v.status !== last.status && v.status !== "loading") {
-          log.add("status", `${kind}: ${listStatusText(v.status)}${v.error ? ` (${errorText(v.error)})` : ""}`);
-        }
-        last = v;
-        onList(kind, v);
-      }),
-    );
-  }
 
   offs.push(
     c.on("notification", ({ method, params }) => {

@@ -17,6 +17,7 @@ const STATUS_TEXT = {
   unsupported: "not offered",
   closed: "not connected",
 };
+const CACHED_TEXT = "cached (checking)";
 
 /**
  * createPanel renders into root (a <section> with .count, .version,
@@ -39,10 +40,13 @@ export function createPanel(root, { keyOf, render }) {
     const { items, status, error, version } = value;
     root.dataset.status = status;
     root.dataset.version = String(version);
+    root.dataset.source = value.source ?? "";
+    // The kept catalog of the last visit is stale too, but not for a lost connection.
+    const text = value.source === "cache" && status === "stale" ? CACHED_TEXT : (STATUS_TEXT[status] ?? String(status));
     // "stale (reconnecting)": the part in brackets gives way in a narrow panel (style.css).
-    const [word, more] = (STATUS_TEXT[status] ?? String(status)).split(/(?= \()/);
+    const [word, more] = text.split(/(?= \()/);
     statusEl.replaceChildren(word, ...(more ? [h("span", { class: "status-more", text: more })] : []));
-    statusEl.title = STATUS_TEXT[status] ?? String(status);
+    statusEl.title = text;
     statusEl.dataset.status = status;
     versionEl.textContent = `v${version}`;
     countEl.textContent = String(items.length);

@@ -253,6 +253,51 @@ describe("the demo page in headless Chromium", { skip }, () => {
 
   // ---- transports and other servers ------------------------------------------------
 
+  test("a reload shows the catalog kept from the last visit at once, marked cached, while the server is held back; then the server's, changed meanwhile", async (t) => {
+    const { page, server } = await setup(t, { query: "transport=http" });
+    await waitKeys(page, "tools", ANON_TOOLS);
+    await waitKeys(page, "prompts", PROMPTS);
+    // The catalog is kept (IndexedDB) after the first sync: wait until it is.
+    await page.waitForFunction(
+      () =>
+        new Promise((resolve) => {
+          const req = indexedDB.open("mcplive", 1);
+          req.onsuccess = () => {
+            const all = req.result.transaction("catalogs").objectStore("catalogs").getAll();
+            all.onsuccess = () => resolve(all.result.some((v) => String(v).includes('"whoami"') && String(v).includes('"summarize"')));
+          };
+          req.onerror = () => resolve(false);
+        }),
+      null,
+      { timeout: 10_000, polling: 100 },
+    );
+    // While the page is away, the server takes echo away.
+    await server.control("POST", "tools/echo/disable"); // (the server is this test's own)
+    // Hold every request to /mcp until the kept catalog has been looked at.
+    let release;
+    const held = new Promise((r) => (release = r));
+    let requests = 0;
+    await page.route((url) => url.pathname === "/mcp", async (route) => {
+      requests++;
+      await held;
+      await route.continue();
+    });
+    await page.reload();
+    await page.waitForSelector('#panel-tools[data-source="cache"]', { timeout: 10_000 });
+    assert.deepEqual(await keys(page, "tools"), ANON_TOOLS, "the kept catalog, echo still in it");
+    assert.deepEqual(await keys(page, "prompts"), PROMPTS);
+    assert.equal(await text(page, "#panel-tools .status"), "cached (checking)");
+    assert.notEqual(await attr(page, "#conn-status", "data-status"), "ready");
+    await logHas(page, "status", "showing the catalog kept from the last visit");
+    release();
+    await page.waitForSelector('#conn-status[data-status="ready"]', { timeout: 20_000 });
+    await waitKeys(page, "tools", ANON_TOOLS.filter((n) => n !== "echo"));
+    assert.equal(await attr(page, "#panel-tools", "data-source"), "server");
+    assert.equal(await text(page, "#panel-tools .status"), "ready");
+    assert.ok(requests > 0, "the reload's requests went through the hold");
+    assert.deepEqual(page.problems, []);
+  });
+
   test("Streamable HTTP (?transport=http): the revision and the transport in the header, a live change, a login that sticks, a role switch", async (t) => {
     const { page, server } = await setup(t, { admin: true, query: "transport=http" });
     assert.equal(await attr(page, "#transport-http", "aria-checked"), "true");
