@@ -642,7 +642,7 @@ export interface Client {
   /** Renders a prompt; argument values are strings (numbers and booleans are converted). */
   getPrompt(name: string, args?: Record<string, string | number | boolean>, options?: CallOptions): Promise<GetPromptResult>;
   /** Reads a resource. */
-  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  readResource(uri: string | URL, options?: CallOptions): Promise<ReadResourceResult>;
   /**
    * Subscribes to a resource (`resources/subscribe`): `fn` gets its contents
    * once subscribed, then again after each `notifications/resources/updated`
@@ -652,7 +652,7 @@ export interface Client {
    * `onError`.
    */
   subscribeResource(
-    uri: string,
+    uri: string | URL,
     fn: (contents: readonly ResourceContents[], result: ReadResourceResult) => void,
     options?: SubscribeResourceOptions,
   ): () => void;
@@ -919,9 +919,9 @@ export interface Hub {
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   getPrompt(name: string, args?: Record<string, string | number | boolean>, options?: CallOptions): Promise<GetPromptResult>;
   /** Reads a resource from the server that lists it (or whose template matches); `server` is needed when several do. */
-  readResource(uri: string, options?: CallOptions & { server?: string }): Promise<ReadResourceResult>;
+  readResource(uri: string | URL, options?: CallOptions & { server?: string }): Promise<ReadResourceResult>;
   subscribeResource(
-    uri: string,
+    uri: string | URL,
     fn: (contents: readonly ResourceContents[], result: ReadResourceResult) => void,
     options?: SubscribeResourceOptions & { server?: string },
   ): () => void;

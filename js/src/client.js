@@ -3,7 +3,7 @@
 // is a real Error.
 
 import { createStore, createEmitter, call } from "./store.js";
-import { createList, KINDS } from "./lists.js";
+import { createList, deepFreeze, KINDS } from "./lists.js";
 import { createResourceSubscriptions } from "./resources.js";
 import { abortError, namedError, toError } from "./errors.js";
 import { beforeDial, afterDial, discardEarly } from "./dial.js";
@@ -489,14 +489,3 @@ function withSignal(rt, signal, start, orphan) {
 
 /** structuredCopy copies a kept JSON value, so the app may change what it gets. */
 const structuredCopy = (v) => JSON.parse(JSON.stringify(v));
-
-function deepFreeze(i) {
-  const deep = (v) => {
-    if (v !== null && typeof v === "object") {
-      for (const k of Object.keys(v)) deep(v[k]);
-      Object.freeze(v);
-    }
-    return v;
-  };
-  return deep(i);
-}

@@ -97,6 +97,7 @@ async function main(): Promise<void> {
   const prompt = await client.getPrompt("summarize", { text: "x", n: 3 });
   prompt.messages.map((m) => m.role);
   const read = await client.readResource("file:///readme.md");
+  await client.readResource(new URL("file:///readme.md")); // a URL, as the runtime takes
   read.contents.map((c) => c.text ?? c.blob);
   const stop: () => void = client.subscribeResource("file:///readme.md", (contents) => contents[0]?.text, { onError: (e) => e.name });
   stop();
