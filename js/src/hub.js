@@ -5,7 +5,7 @@
 // stores are the segments side by side. Nothing of this is in the wasm: it
 // composes clients (connect.js) and their stores.
 
-import { connect } from "./connect.js";
+import { open } from "./connect.js";
 import { createStore, createEmitter } from "./store.js";
 import { KEY_FIELD, KINDS, jsonEqual } from "./lists.js";
 import { createNamer } from "./hubnames.js";
@@ -256,24 +256,63 @@ export function createHub(options = {}) {
     pending.set(id, p);
     publishServers();
     let client;
+    let early = null; // the server, registered before its first sync to show its kept catalog
     try {
       const o = { ...opts, signal: ac.signal };
       if (clientInfo !== undefined && o.clientInfo === undefined) o.clientInfo = clientInfo;
       if (logger !== undefined && o.logger === undefined) o.logger = logger;
-      client = await connect(url, o);
+      client = open(url, o);
+      // A kept catalog (the cache option) joins the hub's lists at once,
+      // stale, as a lone client shows it; the first sync reconciles it.
+      if ((await keptCatalogFirst(client)) && pending.get(id) === p && !closed) early = register(p, client);
+      await client.ready;
     } catch (err) {
+      if (early && servers.get(id) === early) await unregister(early).catch(() => {});
+      else client?.close().catch(() => {});
       if (pending.get(id) === p) pending.delete(id);
       publishServers();
       throw err;
     } finally {
       outer?.removeEventListener?.("abort", onAbort);
     }
+    if (early) {
+      if (servers.get(id) !== early) throw namedError("AbortError", `mcplive: hub: the server ${JSON.stringify(id)} was removed while connecting`);
+      publishServers();
+      return client;
+    }
     if (pending.get(id) !== p || closed) {
       // removed (or the hub closed) while connecting
       client.close().catch(() => {});
       throw namedError("AbortError", `mcplive: hub: the server ${JSON.stringify(id)} was removed while connecting`);
     }
-    const srv = { id, url: String(url), client, segs: {}, meta: new WeakMap(), offs: [], nameErrors: [], entry: null };
+    register(p, client);
+    return client;
+  }
+
+  /**
+   * keptCatalogFirst resolves true when one of client's lists shows a kept
+   * catalog (source "cache") before its first sync ends, false when the
+   * sync ends (or fails) first.
+   */
+  function keptCatalogFirst(client) {
+    return new Promise((resolve) => {
+      const offs = KINDS.map((k) => client[k].subscribe((v) => v.source === "cache" && resolve(true)));
+      const done = () => {
+        for (const off of offs) off();
+        resolve(false);
+      };
+      client.ready.then(done, done);
+    });
+  }
+
+  /**
+   * register adds a connected (or connecting) client to the hub as server
+   * p.id: its names first (with a names() option, a clash refuses the
+   * server whole: it is closed and the clash thrown), then its lists.
+   */
+  function register(p, client) {
+    const { id } = p;
+    const srv = { id, url: p.url, client, segs: {}, meta: new WeakMap(), offs: [], nameErrors: [], entry: null };
     for (const kind of KINDS) srv.segs[kind] = { byKey: new Map(), visible: EMPTY, status: "loading", error: null };
     // Names first: with a names() option, a clash refuses the server whole.
     const errors = [];
@@ -298,7 +337,7 @@ export function createHub(options = {}) {
     if (client.auth) srv.offs.push(client.auth.listen(() => publishServers()));
     for (const kind of KINDS) sync(srv, kind);
     publishServers();
-    return client;
+    return srv;
   }
 
   async function remove(id) {
@@ -311,7 +350,12 @@ export function createHub(options = {}) {
       return;
     }
     const srv = servers.get(id);
-    if (!srv) return;
+    if (srv) await unregister(srv);
+  }
+
+  /** unregister takes srv's items out of the hub's lists, then closes its client. */
+  async function unregister(srv) {
+    const { id } = srv;
     for (const off of srv.offs) off();
     const renamed = {};
     for (const kind of KINDS) {

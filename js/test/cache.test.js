@@ -221,6 +221,35 @@ describe("open() and the catalog cache", { timeout: 30000 }, () => {
     }
   });
 
+  test("a hub shows a server's kept catalog before the server answers, stale, then the server's", async () => {
+    const storage = mapStorage();
+    const written = storage.written();
+    const c1 = await connect(server.ws, { cache: storage });
+    await written;
+    const shown = names(c1.tools.get());
+    await c1.close();
+    await server.control("add-tool", { name: "hub-new" });
+    await server.control("hold", { on: true });
+    const hub = createHub();
+    try {
+      let added;
+      try {
+        added = hub.add("a", server.ws, { cache: storage });
+        const v = await waitFor(hub.tools, (x) => x.items.length > 0, 5000, "the hub's kept tools");
+        assert.deepEqual(v.items.map((t) => t.name).sort(), shown.map((n) => `a__${n}`).sort(), "the kept catalog, without the tool added since");
+        assert.ok(v.items.every((t) => t.stale === true), "every kept item is marked stale");
+        assert.equal(hub.servers.get()[0]?.status, "connecting");
+      } finally {
+        await server.control("hold", { on: false });
+      }
+      await added;
+      await waitFor(hub.tools, (x) => x.items.some((t) => t.name === "a__hub-new") && x.items.every((t) => !t.stale), 5000, "the server's tools");
+    } finally {
+      await hub.close();
+      await server.control("remove-tool", { name: "hub-new" });
+    }
+  });
+
   test("bad storage is ignored with a warning: throws, corrupt, truncated, foreign, older version, full; no IndexedDB in Node", async () => {
     const good = mapStorage();
     const w0 = good.written();
