@@ -307,7 +307,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			} else {
 				c.opts.Logger.Warn("mcplive: reconnect attempt "+strconv.Itoa(failed)+" failed: "+withoutAdvice(err), "attempt", failed)
 			}
-			if !c.backoff(attempt) {
+			if !c.backoffAtLeast(attempt, retryAfterOf(err)) {
 				return
 			}
 			attempt++
@@ -461,12 +461,17 @@ func mergeCancel(a, b context.Context) (context.Context, context.CancelFunc) {
 
 // backoff waits the attempt-th delay: full jitter over an exponential cap.
 // It reports false when the client closed meanwhile.
-func (c *Client) backoff(attempt int) bool {
+func (c *Client) backoff(attempt int) bool { return c.backoffAtLeast(attempt, 0) }
+
+// backoffAtLeast is backoff that waits at least floor: the Retry-After of
+// a server that refused the attempt with 429 or 503 (capped where it was
+// read, retryAfter).
+func (c *Client) backoffAtLeast(attempt int, floor time.Duration) bool {
 	ceiling := c.opts.Reconnect.InitialDelay << min(attempt, 30)
 	if ceiling <= 0 || ceiling > c.opts.Reconnect.MaxDelay {
 		ceiling = c.opts.Reconnect.MaxDelay
 	}
-	d := time.Duration(rand.Int64N(int64(ceiling) + 1))
+	d := max(time.Duration(rand.Int64N(int64(ceiling)+1)), floor)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

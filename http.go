@@ -173,27 +173,20 @@ type httpConn struct {
 	params atomic.Pointer[map[string][]paramDecl]
 }
 
-// inbound is one entry of the connection's queue: a message, or a gap in
-// the standalone stream (gapReader).
-type inbound struct {
-	msg []byte
-	gap bool
-}
-
 // Read returns the next message from any of the connection's streams.
-// A gap is not told (see readOrGap).
+// Gaps and failed requests are not told (see readEntry).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		msg, gap, err := c.readOrGap(ctx)
-		if err != nil || !gap {
-			return msg, err
+		in, err := c.readEntry(ctx)
+		if err != nil || (!in.gap && in.fail == nil) {
+			return in.msg, err
 		}
 	}
 }
 
-// readOrGap is Read that also tells of a gap: events of the standalone
-// stream may have been missed before the next message (gapReader).
-func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
+// readEntry is Read that also tells of gaps, of the request that each
+// message answers and of requests whose answer cannot come (entryReader).
+func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -201,17 +194,17 @@ func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
 			c.queue[0] = inbound{}
 			c.queue = c.queue[1:]
 			c.mu.Unlock()
-			return in.msg, in.gap, nil
+			return in, nil
 		}
 		err := c.err
 		c.mu.Unlock()
 		if err != nil {
-			return nil, false, err
+			return inbound{}, err
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return inbound{}, ctx.Err()
 		}
 	}
 }
@@ -364,7 +357,13 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 
 // writeDescribed is Write of a message that the JSON-RPC layer describes
 // (describedWriter): what parseOutgoing would read of it is m.
-func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (err error) {
+func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) error {
+	return c.writePost(post{ctx: ctx, msg: msg, m: m})
+}
+
+// writePost sends p (anew, when p.resends > 0: lost).
+func (c *httpConn) writePost(p post) (err error) {
+	ctx, msg, m := p.ctx, p.msg, p.m
 	defer func() {
 		if err != nil && m.isRequest() && c.failure() != nil {
 			// The connection has ended (the server is out of reach, or
@@ -412,6 +411,19 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.refused(resp, m)
+		if d := retryAfterOf(err); d > 0 && m.isRequest() && resendable(m.method) && p.resends < maxResends && c.failure() == nil {
+			// A list page or the discovery refused for now (429, 503)
+			// with a Retry-After: asked again after it, in the background
+			// (the request stays pending).
+			handedOff = c.goTracked(func() {
+				defer stop()
+				defer cancel()
+				c.lost(p, err, d)
+			})
+			if handedOff {
+				return nil
+			}
+		}
 		if err != nil && !m.isRequest() && m.method != "notifications/initialized" && !errors.Is(err, ErrClosed) {
 			// One refused notification or response (a cancellation of
 			// a request the server forgot, say) is no broken
@@ -446,7 +458,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
-			c.readJSON(reqCtx, resp, m)
+			c.readJSON(reqCtx, resp, p)
 		})
 	case "text/event-stream":
 		c.setEstablished()
@@ -454,7 +466,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
-			c.follow(reqCtx, resp, m.id, m.method)
+			c.follow(reqCtx, resp, &p, m.method)
 		})
 	default:
 		resp.Body.Close()
@@ -521,12 +533,6 @@ func (c *httpConn) settle(id json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.inflight, string(id))
-}
-
-func (c *httpConn) isEstablished() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.established
 }
 
 func (c *httpConn) setEstablished() {

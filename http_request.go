@@ -141,7 +141,12 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, ErrDial, err), hint)
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
+	}
+	if method == methodGet {
+		// The event stream is optional: a proxy that allows POST only, a
+		// CORS refusal of GET, a redirect loop fail it alone (reopen).
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
