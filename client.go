@@ -46,6 +46,9 @@ type Client struct {
 	mu        sync.Mutex
 	state     State
 	stateCh   chan struct{} // closed and replaced at every state change
+	// feedDown is the session whose change feed is being re-opened
+	// (state reconnecting, the session up): calls use it meanwhile.
+	feedDown *Session
 	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
@@ -235,6 +238,9 @@ func (c *Client) setStateLocked(s State) {
 		return
 	}
 	c.state = s
+	if s != StateReconnecting {
+		c.feedDown = nil
+	}
 	close(c.stateCh)
 	c.stateCh = make(chan struct{})
 	// Only the watchers registered now, as for list updates (publish).
@@ -363,6 +369,9 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 					// every list re-listed (changes may have been missed).
 					attempt = c.nextAttempt(attempt, readyAt)
 					c.markStale()
+					c.mu.Lock()
+					c.feedDown = sess // calls need no feed: they go on (session)
+					c.mu.Unlock()
 					c.setState(StateReconnecting)
 					if !c.backoff(attempt - 1) {
 						sess.Close()
@@ -380,6 +389,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			return
 		}
 		c.mu.Lock()
+		c.feedDown = nil
 		c.sessions.end()
 		closing := c.ctx.Err() != nil
 		c.mu.Unlock()
@@ -562,13 +572,16 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 	for {
 		c.mu.Lock()
-		state, ch := c.state, c.stateCh
+		state, ch, feedDown := c.state, c.stateCh, c.feedDown
 		sess, _ := c.sessions.current()
 		c.mu.Unlock()
 		switch {
 		case state == StateClosed:
 			return nil, fmt.Errorf("%s: %w (the client is closed)", method, ErrClosed)
-		case state == StateReady && sess != nil:
+		case state == StateReady && sess != nil,
+			state == StateReconnecting && sess != nil && sess == feedDown && sess.rpc.Err() == nil:
+			// While only the change feed is re-opened (2026-07-28's
+			// listen stream), the session itself is up: calls go out.
 			return sess, nil
 		}
 		select {

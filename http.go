@@ -407,7 +407,11 @@ func (c *httpConn) writePost(p post) (err error) {
 		}
 		return err
 	}
-	c.noteSession(resp)
+	if c.legacy(m) {
+		// 2026-07-28 has no sessions: an id a server mints anyway is
+		// neither kept nor sent back (nor DELETEd on Close).
+		c.noteSession(resp)
+	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.refused(resp, m)

@@ -398,6 +398,11 @@ func (c *rpcConn) readLoop() {
 			// that response will not come; the request fails at once.
 			got := "a message without an id"
 			switch {
+			case kind == kindResponse && m.Error != nil && !isIntID(m.ID):
+				// The server's error about a message it could not read
+				// (a null id): on this request's POST, it is this one's.
+				c.failPending(in.forID, m.Error)
+				continue
 			case kind == kindResponse:
 				got = "the response to id " + string(m.ID)
 			case kind == kindNotification:
@@ -460,6 +465,12 @@ func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
 		return false
 	})
 	return id, hasID, hasMethod
+}
+
+// isIntID reports an integer id (the only kind this client sends).
+func isIntID(id json.RawMessage) bool {
+	_, ok := parseID(id)
+	return ok
 }
 
 // isPending reports whether request id is waiting for its response.
