@@ -43,13 +43,13 @@ type Client struct {
 	lists map[Kind]liveList // one per entry of the kind registry
 	subs  resourceSubs      // resource subscribers, shared by every session
 
-	mu        sync.Mutex
-	state     State
-	stateCh   chan struct{} // closed and replaced at every state change
+	mu      sync.Mutex
+	state   State
+	stateCh chan struct{} // closed and replaced at every state change
 	// feedDown is the session whose change feed is being re-opened
 	// (state reconnecting, the session up): calls use it meanwhile.
-	feedDown *Session
-	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
+	feedDown  *Session
+	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs map[int]func(State)
 	nextSubID int
