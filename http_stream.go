@@ -163,11 +163,12 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 		}
 		sr := newSSEReader(resp.Body, c.limit)
 		progress, done, err := c.readEvents(sr, id)
-		resp.Body.Close()
-		resp = nil
 		if done {
+			release(resp.Body)
 			return
 		}
+		resp.Body.Close()
+		resp = nil
 		if sr.lastID != "" {
 			lastID = sr.lastID
 		}
@@ -372,4 +373,23 @@ func (c *httpConn) pushLost(err error) {
 		c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", c.url, "err", err.Error())
 	}
 	c.signalGET()
+}
+
+// A request's stream after its answer: read on for up to drainWait and
+// drainLimit bytes (release).
+const (
+	drainWait  = time.Second
+	drainLimit = 64 << 10
+)
+
+// release ends a request's stream once its answer came: it reads on to the
+// stream's end (a server closes it after the response), so that the
+// request completes instead of being aborted (a browser shows an aborted
+// request as failed); a stream that goes on past drainWait or drainLimit
+// is closed.
+func release(body io.ReadCloser) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	t.Stop()
+	body.Close()
 }
