@@ -232,6 +232,10 @@ func (e *fetchError) SystemCode() string { return e.code }
 // CauseMessage is the message of the failure's cause ("connect ECONNREFUSED 127.0.0.1:1").
 func (e *fetchError) CauseMessage() string { return e.causeMsg }
 
+// FetchMessage is what fetch said, its cause included ("TypeError: Failed
+// to fetch"; in Node "TypeError: fetch failed: …").
+func (e *fetchError) FetchMessage() string { return e.msg }
+
 // fetchBody streams a response's body from its ReadableStream reader.
 type fetchBody struct {
 	reader js.Value // a ReadableStreamDefaultReader, or undefined
