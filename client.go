@@ -435,6 +435,10 @@ func (c *Client) openFeed(sess *Session) <-chan struct{} {
 	return lost
 }
 
+// livenessChanged: sess's transport lost or regained its way of telling
+// changes (livenessFeed).
+func (c *Client) livenessChanged(sess *Session) { c.updateLive(sess) }
+
 // updateLive records on every list whether the server tells of its
 // changes on sess, while sess is the current session.
 func (c *Client) updateLive(sess *Session) {

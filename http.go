@@ -178,7 +178,7 @@ type httpConn struct {
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
 		in, err := c.readEntry(ctx)
-		if err != nil || (!in.gap && in.fail == nil) {
+		if err != nil || (!in.gap && !in.liveness && in.fail == nil) {
 			return in.msg, err
 		}
 	}

@@ -148,15 +148,20 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 				}
 				return
 			}
-			if id == nil && opened && lastID == "" {
-				// Nothing could be resumed: what the server said while the
-				// stream was down is lost. The session re-lists everything.
-				c.enqueue(inbound{gap: true})
-			}
 			if id == nil {
 				c.mu.Lock()
+				wasDown := c.noPush
 				c.noPush = false
 				c.mu.Unlock()
+				if (opened || wasDown) && lastID == "" {
+					// Nothing could be resumed: what the server said while
+					// the stream was down is lost. The session re-lists
+					// everything.
+					c.enqueue(inbound{gap: true})
+				}
+				if wasDown {
+					c.enqueue(inbound{liveness: true})
+				}
 				c.signalGET()
 			}
 			opened = true
@@ -369,8 +374,11 @@ func (c *httpConn) pushLost(err error) {
 	first := !c.noPush
 	c.noPush = true
 	c.mu.Unlock()
-	if first && err != nil {
-		c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", c.url, "err", err.Error())
+	if first {
+		if err != nil {
+			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", c.url, "err", err.Error())
+		}
+		c.enqueue(inbound{liveness: true})
 	}
 	c.signalGET()
 }

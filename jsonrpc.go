@@ -33,6 +33,9 @@ type wireMessage struct {
 	// messages may have been missed here (gapReader): the dispatcher hands
 	// it to the handler of notifications like one.
 	gap bool `json:"-"`
+	// liveness, set only on entries the read loop queues itself, says
+	// that the transport's pushes changed (entryReader).
+	liveness bool `json:"-"`
 	// index is Result read in the envelope's pass, when it is an object
 	// (see parseEnvelope); nil otherwise.
 	index *resultIndex `json:"-"`
@@ -378,8 +381,8 @@ func (c *rpcConn) readLoop() {
 			return
 		}
 		switch {
-		case in.gap:
-			c.queue.push(&wireMessage{gap: true, arrived: time.Since(clockStart)})
+		case in.gap, in.liveness:
+			c.queue.push(&wireMessage{gap: in.gap, liveness: in.liveness, arrived: time.Since(clockStart)})
 			continue
 		case in.fail != nil:
 			// The transport lost this request's answer (its stream broke

@@ -121,6 +121,7 @@ var eraTests = map[string][]string{
 		"TestProbeEmptyDiscoverResultIsLegacy", "TestProbeRetriesAListedModernVersion",
 		"TestEraLegacyRememberedOnReconnect", "TestEraSilentProbeNotRepeated", "TestEraReprobedWhenInitializeRefused",
 		"TestEraForgottenAfterAFailedOpening", "TestEraSilentProbeWithinAReconnect",
+		"TestHTTPDiscoverAnswersFallBackAlike", "TestModernCallsDuringListenReopen",
 	},
 }
 

@@ -88,6 +88,9 @@ type inbound struct {
 	sole bool
 	// fail, with forID, fails that request: its answer cannot come.
 	fail error
+	// liveness: whether the server can tell of changes between requests
+	// changed (the standalone stream went down or came back: pushes).
+	liveness bool
 }
 
 // paramMirror is implemented by a Conn that mirrors tools' x-mcp-header
