@@ -76,9 +76,17 @@ func TestHTTPBadMessageOnTheStreamIsSkipped(t *testing.T) {
 	t.Parallel()
 	var logs logBuf
 	notes, onNote := newHNotes()
-	s, h := hSession(t, hh.Options{SessionID: "s1", GET: true}, mcplive.HTTPTransport{}, &mcplive.Options{Logger: logs.logger(), OnNotification: onNote})
-	g := h.Expect(http.MethodGet, "")
-	g.SSE()
+	stream := make(chan *hh.Request, 1)
+	s, h := hSession(t, hh.Options{SessionID: "s1", GET: true, Handle: func(r *hh.Request) bool {
+		if r.Method != http.MethodGet {
+			return false
+		}
+		r.SSE() // open at once: the session is ready once it is
+		stream <- r
+		<-r.Gone
+		return true
+	}}, mcplive.HTTPTransport{}, &mcplive.Options{Logger: logs.logger(), OnNotification: onNote})
+	g := recv(t, stream, "the GET stream")
 	for _, bad := range []string{"not json", `[{"jsonrpc":"2.0","method":"notifications/x"}]`, `{"jsonrpc":"1.0","method":"notifications/x"}`, "\xEF\xBB\xBF{}"} {
 		g.Event("", bad)
 	}
