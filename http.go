@@ -438,7 +438,12 @@ func (c *httpConn) writePost(p post) (err error) {
 		return err
 	}
 	if !m.isRequest() {
-		resp.Body.Close()
+		// Its body (none, as a rule) is read to its end, not aborted.
+		body := resp.Body
+		detach(body)
+		if !c.goTracked(func() { release(body) }) {
+			body.Close()
+		}
 		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
 			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
 		}

@@ -327,6 +327,10 @@ func (b *fetchBody) fill() {
 	}
 }
 
+// detach stops the request's context from aborting the body (detach in
+// http_stream.go); Close still aborts a body not read to its end.
+func (b *fetchBody) detach() { b.stop() }
+
 func (b *fetchBody) Close() error {
 	b.stop()
 	b.cancel()

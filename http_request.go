@@ -162,6 +162,8 @@ type cancelOnClose struct {
 	cancel context.CancelFunc
 }
 
+func (b *cancelOnClose) detach() { detach(b.ReadCloser) }
+
 func (b *cancelOnClose) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()

@@ -167,7 +167,8 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 			opened = true
 		}
 		sr := newSSEReader(resp.Body, c.limit)
-		progress, done, err := c.readEvents(sr, id)
+		body := resp.Body
+		progress, done, err := c.readEvents(sr, id, func() { detach(body) })
 		if done {
 			release(resp.Body)
 			return
@@ -220,7 +221,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 // readEvents queues the messages of one stream. It reports whether any
 // event came, and whether the response to request id came (the stream is
 // then done).
-func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done bool, err error) {
+func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage, answered func()) (progress, done bool, err error) {
 	for {
 		ev, err := sr.next()
 		if err != nil {
@@ -231,6 +232,7 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done
 			continue // a priming event (an id only), or not a JSON-RPC message
 		}
 		if id != nil && isResponseTo(ev.data, id) {
+			answered()   // the caller, done, must not abort the stream's end
 			c.settle(id) // answered before the caller can see it
 			c.enqueue(inbound{msg: ev.data, forID: id})
 			return true, true, nil
@@ -383,6 +385,15 @@ func (c *httpConn) pushLost(err error) {
 	c.signalGET()
 }
 
+// detach frees body from the context of its request (fetchBody in
+// wasm): a caller that has its answer ends that context, which must not
+// abort the body's end (release reads it).
+func detach(body io.ReadCloser) {
+	if d, ok := body.(interface{ detach() }); ok {
+		d.detach()
+	}
+}
+
 // A request's stream after its answer: read on for up to drainWait and
 // drainLimit bytes (release).
 const (
@@ -396,6 +407,7 @@ const (
 // request as failed); a stream that goes on past drainWait or drainLimit
 // is closed.
 func release(body io.ReadCloser) {
+	detach(body)
 	t := time.AfterFunc(drainWait, func() { body.Close() })
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
 	t.Stop()

@@ -7,7 +7,8 @@ import http from "node:http";
 
 /**
  * @param {object} faults
- * @param {"405"|"cut"|"stream"} [faults.get] what a GET gets (default 405)
+ * @param {"405"|"cut"|"stream"|"nocors"} [faults.get] what a GET gets (default 405; "nocors": a
+ *   stream without the CORS headers, which a browser refuses)
  * @param {string} [faults.origin] an Access-Control-Allow-Origin to send (browser tests)
  */
 export async function startHostileHTTP(faults = {}) {
@@ -40,7 +41,7 @@ export async function startHostileHTTP(faults = {}) {
       res.writeHead(204);
       return res.end();
     }
-    cors(res);
+    if (!(req.method === "GET" && faults.get === "nocors")) cors(res);
     // Redirects: /same → /mcp (307), /loop → /loop, /moved → /mcp (301),
     // /away → faults.away (another origin).
     const redirect = { "/same": [307, "/mcp"], "/loop": [308, "/loop2"], "/loop2": [308, "/loop"], "/moved": [301, "/mcp"], "/away": [307, faults.away] }[url.pathname];
@@ -54,7 +55,7 @@ export async function startHostileHTTP(faults = {}) {
     }
     if (req.method === "GET") {
       if (faults.get === "cut") return req.socket.destroy();
-      if (faults.get === "stream") {
+      if (faults.get === "stream" || faults.get === "nocors") {
         res.writeHead(200, { "Content-Type": "text/event-stream" });
         res.write(": open\n\n");
         return;
