@@ -107,7 +107,7 @@ func (s *Session) onListChanged(m *wireMessage) {
 	s.feed.listChanged(kinds, m.arrivedAt())
 }
 
-// onEventsMissed turns a gap in the transport's messages (gapReader) into
+// onEventsMissed turns a gap in the transport's messages (entryReader) into
 // the invalidation of every kind: each list_changed of the kind registry
 // is handled as if it had arrived at the gap (Options.OnNotification sees
 // it too).

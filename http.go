@@ -27,19 +27,29 @@ const modernVersion = "2026-07-28"
 // HTTPTransport speaks Streamable HTTP (MCP 2025-11-25 and 2026-07-28):
 // each message is a POST; the server answers a request with one JSON body
 // or an event stream that carries the server's notifications and requests
-// before the response; a standalone GET event stream carries what the
-// server says between calls (list changes). It keeps the session id the
-// server assigns, resumes dropped event streams with Last-Event-ID, and
-// ends the session with DELETE on Close.
+// before the response; in 2025-11-25 a standalone GET event stream
+// carries what the server says between calls (list changes), and the
+// transport keeps the session id the server assigns, resumes dropped event
+// streams with Last-Event-ID, and ends the session with DELETE on Close
+// (2026-07-28 has none of these).
+//
+// One broken answer costs one request: an answer that is not the
+// request's JSON-RPC response, a body cut short or a stream that ends
+// without the answer fails that request alone (a list page and
+// server/discover are sent again); the GET stream's failures are its own
+// (the lists then do not follow changes until it opens again). A
+// Retry-After of a 429 or 503 is honoured by what retries.
 //
 // Natively the requests go through a transport of the connection's own,
 // a clone of http.DefaultTransport (its proxy and TLS settings apply).
 // Compiled to WebAssembly they go through the JavaScript fetch API with
 // streamed bodies, in browsers and in Node (http_js.go); a page's server
-// must allow its origin (see docs/transports-and-cors.md). Redirects that keep the
-// method (307, 308) are followed; one that would turn a POST into a GET
-// (301, 302, 303) fails with an error that says so (fetch follows
-// redirects itself).
+// must allow its origin (see docs/transports-and-cors.md). Redirects on
+// the same origin that keep the method (307, 308) are followed; one that
+// would turn a POST into a GET (301, 302, 303) fails with an error that
+// says so, and one to another origin is not followed (in browsers, where
+// fetch follows redirects itself, an answer from another origin is
+// refused).
 //
 // A zero field means its default. The transport may be shared by many
 // connections, and must not be modified once in use.
@@ -208,8 +218,6 @@ func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
 		}
 	}
 }
-
-func (c *httpConn) push(msg []byte) { c.enqueue(inbound{msg: msg}) }
 
 func (c *httpConn) enqueue(in inbound) {
 	c.mu.Lock()

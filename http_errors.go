@@ -51,7 +51,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 			b = append(b, `,"error":`...)
 			b = append(b, rpcErr...)
 			b = append(b, '}')
-			c.push(b)
+			c.enqueue(inbound{msg: b, forID: m.id, sole: true})
 			return nil
 		}
 	}

@@ -30,7 +30,7 @@ type wireMessage struct {
 	// formatter (~60 KB) in the wasm through its methods.
 	arrived time.Duration `json:"-"`
 	// gap, set only on entries the read loop queues itself, says that
-	// messages may have been missed here (gapReader): the dispatcher hands
+	// messages may have been missed here (entryReader): the dispatcher hands
 	// it to the handler of notifications like one.
 	gap bool `json:"-"`
 	// liveness, set only on entries the read loop queues itself, says
