@@ -349,3 +349,57 @@ func TestModernCallsDuringListenReopen(t *testing.T) {
 	close(release)
 	states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
 }
+
+// In 2026-07-28 a subscriptions/listen stream cut mid-way fails the listen
+// alone: a call in flight on its own POST gets its answer, and the stream is
+// opened again (issue 31).
+func TestHTTPModernListenDropKeepsCalls(t *testing.T) {
+	t.Parallel()
+	listens := make(chan *hh.Request, 4)
+	calls := make(chan *hh.Request, 4)
+	cut, answer := make(chan struct{}), make(chan struct{})
+	var n atomic.Int32
+	h := hh.New(t, hh.Options{Modern: true, Handle: func(r *hh.Request) bool {
+		switch r.RPC.Method {
+		case "server/discover":
+			r.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}}`)
+		case "tools/list":
+			r.Result(`{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`)
+		case "subscriptions/listen":
+			r.SSE()
+			r.Event("", fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":%s}}}`, r.RPC.ID))
+			listens <- r
+			if n.Add(1) == 1 {
+				select {
+				case <-cut:
+					r.Raw("data: {\"jsonrpc\":") // a broken event, then the cut
+					panic(http.ErrAbortHandler)
+				case <-r.Gone:
+				}
+			}
+			<-r.Gone
+		case "tools/call":
+			calls <- r
+			select {
+			case <-answer:
+				r.Result(`{"content":[]}`)
+			case <-r.Gone:
+			}
+		default:
+			return false
+		}
+		return true
+	}})
+	o := modernOptions()
+	o.Transport = &mcplive.HTTPTransport{URL: h.URL}
+	c, err := mcplive.Connect(testCtx(t), h.URL, o)
+	assertNoErr(t, err, "Connect")
+	t.Cleanup(func() { c.Close() })
+	recv(t, listens, "the listen stream")
+	call := async(func() error { _, err := c.CallTool(testCtx(t), "t", nil, nil); return err })
+	recv(t, calls, "the call")
+	close(cut)
+	recv(t, listens, "the listen stream opened again")
+	close(answer)
+	assertNoErr(t, recv(t, call, "CallTool"), "a call in flight while the listen stream dropped")
+}
