@@ -300,6 +300,7 @@ func jsMessage(err error) string {
 	// A sentinel at the end only repeats what the name says.
 	for _, e := range []error{mcplive.ErrTimeout, mcplive.ErrDial} {
 		s = strings.ReplaceAll(s, ": "+e.Error(), "")
+		s = strings.ReplaceAll(s, " ("+e.Error()+")", "")
 	}
 	s = strings.ReplaceAll(s, "mcplive: ", "")
 	s = strings.ReplaceAll(s, "(OnUnauthorized: ", "(")

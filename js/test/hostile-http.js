@@ -49,6 +49,10 @@ export async function startHostileHTTP(faults = {}) {
       res.writeHead(redirect[0], { Location: redirect[1] });
       return res.end();
     }
+    if (url.pathname === "/bigheader") {
+      res.writeHead(200, { "Content-Type": "application/json", "X-Big": "x".repeat(70000) });
+      return res.end("{}");
+    }
     if (req.method === "DELETE") {
       res.writeHead(204);
       return res.end();

@@ -374,6 +374,15 @@ describe("Streamable HTTP under a misbehaving server: one bad answer costs one r
       await assert.rejects(connect(`${h.base}/loop`, opts), (err) => /redirect loop/.test(err.message));
       await assert.rejects(connect(`${h.base}/away`, opts), (err) => /another origin/.test(err.message) && err.message.includes(other.url));
       assert.equal(other.requests.length, 0, "nothing reached the other origin");
+
+      // What fetch said comes first, and is the error's cause.
+      await assert.rejects(connect(`${h.base}/bigheader`, opts), (err) => {
+        assert.equal(err.name, "DialError", err.message);
+        assert.ok(err.cause?.message, JSON.stringify(err.cause));
+        assert.ok(err.message.startsWith(`could not connect to ${h.base}/bigheader: `), err.message);
+        assert.ok(err.message.includes(err.cause.message), `${err.message} / ${err.cause.message}`);
+        return true;
+      });
     } finally {
       await h.stop();
       await other.stop();
