@@ -353,6 +353,22 @@ func inBrowser() bool {
 	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
 }
 
+// serverUnreachable reports a request that failed because the server is out of
+// reach: the system says so (Node: a refused connection, an unknown host,
+// no route). A browser does not tell: there, no failure counts (a CORS
+// refusal looks the same), and the heartbeat finds a server that is gone.
+func serverUnreachable(err error) bool {
+	var fe *fetchError
+	if !errors.As(err, &fe) {
+		return false
+	}
+	switch fe.code {
+	case "ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN":
+		return true
+	}
+	return false
+}
+
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {
 	if len(s) < 2 || s[0] != 'E' {

@@ -4,8 +4,11 @@ package mcplive
 
 import (
 	"bytes"
+	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 )
 
 // defaultRoundTripper returns a transport of a connection's own, with
@@ -60,6 +63,14 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// serverUnreachable reports a request that failed because the server is out of
+// reach (a refused connection, an unknown host, no route), not because
+// of the answer (cut, refused) or a proxy in between.
+func serverUnreachable(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial"
+}
 
 // inBrowser: a native program has no browser rules (CORS).
 func inBrowser() bool { return false }

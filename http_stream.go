@@ -302,6 +302,14 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		if id != nil {
 			return nil, err
 		}
+		if serverUnreachable(err) {
+			// Not the stream's own failure: the server is out of reach
+			// (a refused connection, an unknown host). The connection
+			// ends, as a dropped WebSocket does, and the client
+			// reconnects.
+			c.fail(fmt.Errorf("%s: %w: %w", what, ErrClosed, err))
+			return nil, nil
+		}
 		// The standalone stream is optional: its failure (a GET cut
 		// without an answer, refused by CORS, redirected in a loop) is
 		// its alone, as a 405 is. The lists are listed but do not
