@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcplive/mcplive"
 	hh "github.com/mcplive/mcplive/internal/hostilehttp"
@@ -402,4 +403,46 @@ func TestHTTPModernListenDropKeepsCalls(t *testing.T) {
 	recv(t, listens, "the listen stream opened again")
 	close(answer)
 	assertNoErr(t, recv(t, call, "CallTool"), "a call in flight while the listen stream dropped")
+}
+
+// A reconnect refused with 503 and Retry-After waits that long before the
+// next attempt (the client's own backoff is shorter here).
+func TestHTTPRetryAfterOnAReconnect(t *testing.T) {
+	t.Parallel()
+	var inits atomic.Int32
+	var refusedAt, nextAt atomic.Int64
+	h := hh.New(t, hh.Options{SessionID: "s1", Handle: func(r *hh.Request) bool {
+		switch {
+		case r.RPC.Method == "server/discover":
+			r.JSON(200, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, r.RPC.ID))
+			return true
+		case r.RPC.Method == "initialize":
+			switch inits.Add(1) {
+			case 2:
+				r.SetHeader("Retry-After", "1")
+				r.Answer(503, "text/plain", "busy")
+				refusedAt.Store(time.Now().UnixNano())
+				return true
+			case 3:
+				nextAt.Store(time.Now().UnixNano())
+			}
+		case r.RPC.Method == "ping":
+			r.Answer(404, "text/plain", "no such session") // the session is gone: reconnect
+			return true
+		}
+		return false
+	}})
+	o := liveOptions()
+	o.Transport = &mcplive.HTTPTransport{URL: h.URL}
+	o.Reconnect.InitialDelay = time.Millisecond
+	o.Reconnect.MaxDelay = 10 * time.Millisecond
+	c, err := mcplive.Connect(testCtx(t), h.URL, o)
+	assertNoErr(t, err, "Connect")
+	t.Cleanup(func() { c.Close() })
+	_ = c.Ping(testCtx(t))
+	h.WaitLog("the third initialize", func(rec hh.Record) bool { return rec.RPC.Method == "initialize" && nextAt.Load() != 0 })
+	// A lower bound on a wait the server asked for, not a speed budget.
+	if waited := time.Duration(nextAt.Load() - refusedAt.Load()); waited < 900*time.Millisecond {
+		t.Errorf("the attempt after a 503 with Retry-After: 1 came %v after it", waited)
+	}
 }
