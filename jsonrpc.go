@@ -270,8 +270,9 @@ type rpcConn struct {
 	notify   func(m *wireMessage)      // called by the dispatcher, in order
 	handlers map[string]requestHandler // server requests answered besides ping
 
-	nextID  atomic.Int64
-	timeout time.Duration // bounds every request but a long one (callWith)
+	nextID   atomic.Int64
+	answered atomic.Bool   // a response was delivered (badMessage)
+	timeout  time.Duration // bounds every request but a long one (callWith)
 
 	mu       sync.Mutex
 	pending  map[int64]*pendingCall
@@ -447,6 +448,11 @@ func (c *rpcConn) badMessage(in inbound, err error) {
 		c.failPending(id, err)
 	case in.forID != nil && (in.sole || !hasMethod):
 		c.failPending(in.forID, err)
+	case !hasMethod && !c.answered.Load() && c.onlyPending() != nil:
+		// Nothing was answered yet on this connection and one request
+		// waits (initialize, server/discover): what came is its answer,
+		// and the server is no MCP server; the opening fails at once.
+		c.failPending(c.onlyPending(), err)
 	default:
 		c.log.Warn("mcplive: skipped a message that is not one JSON-RPC message", "err", err.Error())
 	}
@@ -468,6 +474,20 @@ func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
 		return false
 	})
 	return id, hasID, hasMethod
+}
+
+// onlyPending returns the id of the one pending request, or nil when
+// there are none or several.
+func (c *rpcConn) onlyPending() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) != 1 {
+		return nil
+	}
+	for id := range c.pending {
+		return json.RawMessage(strconv.FormatInt(id, 10))
+	}
+	return nil
 }
 
 // isIntID reports an integer id (the only kind this client sends).
@@ -518,6 +538,7 @@ func (c *rpcConn) deliver(m *wireMessage) {
 		c.log.Warn("mcplive: dropped a response with a non-integer id", "id", string(m.ID))
 		return
 	}
+	c.answered.Store(true)
 	c.mu.Lock()
 	p, ok := c.pending[id]
 	if ok {
