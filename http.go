@@ -373,7 +373,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) e
 func (c *httpConn) writePost(p post) (err error) {
 	ctx, msg, m := p.ctx, p.msg, p.m
 	defer func() {
-		if err != nil && m.isRequest() && c.failure() != nil {
+		if err != nil && m.isRequest() && c.failure() != nil && !errors.Is(err, errNotSent) {
 			// The connection has ended (the server is out of reach, or
 			// ended the session): Read reports it, and the request
 			// fails with the connection, in the same order as every

@@ -369,6 +369,9 @@ func serverUnreachable(err error) bool {
 	return false
 }
 
+// writeRefused: fetch does not tell a refused write from any other failure.
+func writeRefused(error) bool { return false }
+
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {
 	if len(s) < 2 || s[0] != 'E' {

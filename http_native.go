@@ -72,5 +72,9 @@ func serverUnreachable(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial"
 }
 
+// writeRefused reports a request whose writing the peer refused (a broken
+// pipe: it had closed the connection): the server did not get it whole.
+func writeRefused(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
 // inBrowser: a native program has no browser rules (CORS).
 func inBrowser() bool { return false }

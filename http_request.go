@@ -151,10 +151,26 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
+	cause := err
 	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
 	c.fail(err)
+	if serverUnreachable(cause) || writeRefused(cause) {
+		// This request certainly never reached the server: its caller
+		// may send it again on the next connection (errNotSent).
+		return nil, &notSent{err}
+	}
 	return nil, err
 }
+
+// errNotSent matches the error of a request that never reached the server
+// (the connection to it could not be made or written): sending it again
+// on a new connection cannot run it twice.
+var errNotSent = errors.New("mcplive: the request was not sent")
+
+type notSent struct{ err error }
+
+func (e *notSent) Error() string { return e.err.Error() }
+func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
 
 // cancelOnClose ends a request's context when its body is closed.
 type cancelOnClose struct {

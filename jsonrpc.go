@@ -791,6 +791,11 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 
 	if err := c.write(wctx, b, describe(&id, method, params)); err != nil {
 		c.forget(id)
+		if errors.Is(err, errNotSent) {
+			// The connection ends with it (the transport failed it): the
+			// caller learns of the end first, as of any other request's.
+			<-c.done
+		}
 		if cerr := wctx.Err(); cerr != nil {
 			return nil, cerr // the caller's context, or the request timeout
 		}
