@@ -169,7 +169,7 @@ var errNotSent = errors.New("mcplive: the request was not sent")
 
 type notSent struct{ err error }
 
-func (e *notSent) Error() string { return e.err.Error() }
+func (e *notSent) Error() string   { return e.err.Error() }
 func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
 
 // cancelOnClose ends a request's context when its body is closed.
