@@ -124,7 +124,7 @@ func TestHTTPWrongIDFailsAtOnce(t *testing.T) {
 func TestHTTPGETStreamFailureIsItsOwn(t *testing.T) {
 	t.Parallel()
 	for name, fail := range map[string]func(r *hh.Request){
-		"cut":  func(r *hh.Request) { r.Abort() },
+		"cut":  func(r *hh.Request) { r.Cut() },
 		"loop": func(r *hh.Request) { r.SetHeader("Location", r.Path); r.Answer(307, "", "") },
 		"403":  func(r *hh.Request) { r.Answer(403, "text/plain", "POST only") },
 	} {
