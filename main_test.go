@@ -115,13 +115,13 @@ var eraTests = map[string][]string{
 		"TestLiveListChangedForKindNotOffered", "TestSessionInitialize", "TestSessionSubscribeResource",
 	},
 	"modern": {
+		"TestHTTPDiscoverAnswersFallBackAlike", "TestModernCallsDuringListenReopen",
 		"TestElicitInputRounds", "TestElicitInputRoundsFail", "TestModernListsFollowTheListenStream",
 		"TestModernAcknowledgedSubset", "TestModernListenEnds", "TestModernNothingAcknowledged", "TestModernEmptyCursor",
 		"TestModernIncompleteResult", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",
 		"TestProbeEmptyDiscoverResultIsLegacy", "TestProbeRetriesAListedModernVersion",
 		"TestEraLegacyRememberedOnReconnect", "TestEraSilentProbeNotRepeated", "TestEraReprobedWhenInitializeRefused",
 		"TestEraForgottenAfterAFailedOpening", "TestEraSilentProbeWithinAReconnect",
-		"TestHTTPDiscoverAnswersFallBackAlike", "TestModernCallsDuringListenReopen",
 	},
 }
 
