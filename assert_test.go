@@ -96,3 +96,17 @@ func recv[T any](t testing.TB, ch <-chan T, what string) T {
 		panic("unreachable")
 	}
 }
+
+// waitFor waits until cond holds (checked every few milliseconds), failing
+// the test when it does not within waitLimit: for a state that no channel
+// announces (a line in a log).
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -32,6 +32,17 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		fctx = ctx
 	}
 	r, err := fn(fctx, sess)
+	if err != nil && errors.Is(err, errNotSent) && ctx.Err() == nil && rctx.Err() == nil {
+		// The request never reached the server (its connection had just
+		// gone, which the client had not noticed: a call made while only
+		// the change feed was being re-opened): it goes out on the next
+		// connection, as a call made after the loss would have.
+		if sess, serr := c.session(rctx, method); serr == nil {
+			r, err = fn(fctx, sess)
+		} else {
+			err = serr
+		}
+	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.

@@ -44,10 +44,13 @@ type Client struct {
 	lists map[Kind]liveList // one per entry of the kind registry
 	subs  resourceSubs      // resource subscribers, shared by every session
 
-	mu        sync.Mutex
-	state     State
-	stateCh   chan struct{} // closed and replaced at every state change
-	sessions  sessionSlot   // the current session, set under mu; results of an older one are dropped
+	mu      sync.Mutex
+	state   State
+	stateCh chan struct{} // closed and replaced at every state change
+	// feedDown is the session whose change feed is being re-opened
+	// (state reconnecting, the session up): calls use it meanwhile.
+	feedDown  *Session
+	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs watchers[State]
 }
@@ -227,6 +230,9 @@ func (c *Client) setStateLocked(s State) {
 		return
 	}
 	c.state = s
+	if s != StateReconnecting {
+		c.feedDown = nil
+	}
 	close(c.stateCh)
 	c.stateCh = make(chan struct{})
 	// Only the watchers registered now, as for list updates (publish).
@@ -281,7 +287,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			} else {
 				c.opts.Logger.Warn("mcplive: reconnect attempt "+strconv.Itoa(failed)+" failed: "+withoutAdvice(err), "attempt", failed)
 			}
-			if !c.backoff(attempt) {
+			if !c.backoffAtLeast(attempt, retryAfterOf(err)) {
 				return
 			}
 			attempt++
@@ -337,6 +343,9 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 					// every list re-listed (changes may have been missed).
 					attempt = c.nextAttempt(attempt, readyAt)
 					c.markStale()
+					c.mu.Lock()
+					c.feedDown = sess // calls need no feed: they go on (session)
+					c.mu.Unlock()
 					c.setState(StateReconnecting)
 					if !c.backoff(attempt - 1) {
 						sess.Close()
@@ -354,6 +363,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			return
 		}
 		c.mu.Lock()
+		c.feedDown = nil
 		c.sessions.end()
 		closing := c.ctx.Err() != nil
 		c.mu.Unlock()
@@ -399,6 +409,10 @@ func (c *Client) openFeed(sess *Session) <-chan struct{} {
 	return lost
 }
 
+// livenessChanged: sess's transport lost or regained its way of telling
+// changes (livenessFeed).
+func (c *Client) livenessChanged(sess *Session) { c.updateLive(sess) }
+
 // updateLive records on every list whether the server tells of its
 // changes on sess, while sess is the current session.
 func (c *Client) updateLive(sess *Session) {
@@ -435,12 +449,17 @@ func mergeCancel(a, b context.Context) (context.Context, context.CancelFunc) {
 
 // backoff waits the attempt-th delay: full jitter over an exponential cap.
 // It reports false when the client closed meanwhile.
-func (c *Client) backoff(attempt int) bool {
+func (c *Client) backoff(attempt int) bool { return c.backoffAtLeast(attempt, 0) }
+
+// backoffAtLeast is backoff that waits at least floor: the Retry-After of
+// a server that refused the attempt with 429 or 503 (capped where it was
+// read, retryAfter).
+func (c *Client) backoffAtLeast(attempt int, floor time.Duration) bool {
 	ceiling := c.opts.Reconnect.InitialDelay << min(attempt, 30)
 	if ceiling <= 0 || ceiling > c.opts.Reconnect.MaxDelay {
 		ceiling = c.opts.Reconnect.MaxDelay
 	}
-	d := time.Duration(rand.Int64N(int64(ceiling) + 1))
+	d := max(time.Duration(rand.Int64N(int64(ceiling)+1)), floor)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -531,13 +550,16 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 	for {
 		c.mu.Lock()
-		state, ch := c.state, c.stateCh
+		state, ch, feedDown := c.state, c.stateCh, c.feedDown
 		sess, _ := c.sessions.current()
 		c.mu.Unlock()
 		switch {
 		case state == StateClosed:
 			return nil, fmt.Errorf("%s: %w (the client is closed)", method, ErrClosed)
-		case state == StateReady && sess != nil:
+		case state == StateReady && sess != nil,
+			state == StateReconnecting && sess != nil && sess == feedDown && sess.rpc.Err() == nil:
+			// While only the change feed is re-opened (2026-07-28's
+			// listen stream), the session itself is up: calls go out.
 			return sess, nil
 		}
 		select {

@@ -42,16 +42,16 @@
 // Each layer calls only the ones below it; what a layer needs of the one
 // above (the session a walk lists on, the handler of notifications) it is
 // handed. Optional transport features sit behind the interfaces of
-// transport.go (describedWriter, gapReader, paramMirror, sessionUpdater).
+// transport.go (describedWriter, entryReader, paramMirror, sessionUpdater).
 // The steps, in call order, as TestDocPath checks them against the code
 // (each names its files and, in parentheses, the functions it runs):
 //
 //  1. websocket.go (wsConn.Read), websocket_native.go (wsConn.readMessage):
 //     the transport reads one message. Over Streamable HTTP:
 //     http_stream.go (httpConn.follow, httpConn.readEvents), sse.go
-//     (sseReader.next), http.go (httpConn.push, httpConn.readOrGap); a
+//     (sseReader.next), http.go (httpConn.enqueue, httpConn.readEntry); a
 //     stream re-opened without an event id to resume from is a gap
-//     (gapReader), which the session turns into the list_changed of every
+//     (entryReader), which the session turns into the list_changed of every
 //     kind (feed.go, Session.onEventsMissed).
 //  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope), jsonscan.go
 //     (forEachMemberWith), queue.go (fifo.push, fifo.pop), jsonrpc.go

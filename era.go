@@ -104,6 +104,10 @@ func transportRefused(err error) bool {
 // revision (a dual-era server that speaks only legacy revisions with this
 // client), or an HTTP 4xx without a JSON-RPC body.
 func isLegacyAnswer(err error) bool {
+	var la *legacyAnswer
+	if errors.As(err, &la) {
+		return true
+	}
 	var rpcErr *RPCError
 	if errors.As(err, &rpcErr) {
 		switch rpcErr.Code {
@@ -118,6 +122,14 @@ func isLegacyAnswer(err error) bool {
 	}
 	return transportRefused(err)
 }
+
+// legacyAnswer is an answer to server/discover that is neither a
+// DiscoverResult nor a recognized modern error: the spec takes it for a
+// legacy server's (discover).
+type legacyAnswer struct{ err error }
+
+func (e *legacyAnswer) Error() string { return e.err.Error() }
+func (e *legacyAnswer) Unwrap() error { return e.err }
 
 // supportedOf returns data.supported of an UnsupportedProtocolVersion error.
 func supportedOf(e *RPCError) []string {
@@ -148,16 +160,29 @@ func (s *Session) discover(ctx context.Context) error {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return fmt.Errorf("%s: no answer within %v: %w", methodDiscover, bound.Round(time.Millisecond), ErrTimeout)
 		}
+		if errors.Is(err, ErrProtocol) && !errors.Is(err, ErrDial) && !errors.Is(err, ErrClosed) {
+			// An answer that is not one JSON-RPC response (invalid JSON,
+			// both a result and an error, …): not a modern server's.
+			return &legacyAnswer{err}
+		}
 		return err
 	}
+	// The spec's rule for telling the eras apart (basic/versioning.mdx,
+	// "Backward Compatibility"; transports/streamable-http.mdx, the same):
+	// a recognized modern JSON-RPC error, or a DiscoverResult, identifies a
+	// modern server; "anything else identifies a legacy server". So every
+	// answer that is neither falls back to initialize alike: a null
+	// result, a result that is not JSON, a string, wrong member types, no
+	// supportedVersions. (A modern server whose versions this client does
+	// not speak is a recognized answer: that one is a hard error, below.)
 	var res discoverResult
 	if err := decodeDiscoverResult(raw, &res); err != nil {
-		return fmt.Errorf("mcplive: server/discover: %w", protocolError("bad result: %v", err))
+		return &legacyAnswer{fmt.Errorf("mcplive: server/discover: %w", protocolError("not a DiscoverResult: %v", err))}
 	}
 	if len(res.SupportedVersions) == 0 {
 		// DiscoverResult requires supportedVersions: an empty result is a
-		// legacy server answering every method (fall back to initialize).
-		return &RPCError{Code: CodeInvalidRequest, Message: "server/discover answered without supportedVersions: not a 2026-07-28 server"}
+		// legacy server answering every method.
+		return &legacyAnswer{fmt.Errorf("mcplive: server/discover: %w", protocolError("answered without supportedVersions: not a 2026-07-28 server"))}
 	}
 	if !slices.Contains(res.SupportedVersions, ModernVersion) {
 		// A modern server of another modern revision: nothing in common

@@ -35,8 +35,18 @@ var notificationHandlers = map[string]func(s *Session, m *wireMessage){
 	notifyAcknowledged:     (*Session).onAcknowledged,
 }
 
+// livenessFeed is a feed that records which lists are live (a Client):
+// told when the transport's way of telling changes went or came back.
+type livenessFeed interface{ livenessChanged(s *Session) }
+
 // handleNotification runs on the dispatcher goroutine, in arrival order.
 func (s *Session) handleNotification(m *wireMessage) {
+	if m.liveness {
+		if f, ok := s.feed.(livenessFeed); ok {
+			f.livenessChanged(s)
+		}
+		return
+	}
 	if m.gap {
 		s.onEventsMissed(m)
 		return
@@ -97,7 +107,7 @@ func (s *Session) onListChanged(m *wireMessage) {
 	s.feed.listChanged(kinds, m.arrivedAt())
 }
 
-// onEventsMissed turns a gap in the transport's messages (gapReader) into
+// onEventsMissed turns a gap in the transport's messages (entryReader) into
 // the invalidation of every kind: each list_changed of the kind registry
 // is handled as if it had arrived at the gap (Options.OnNotification sees
 // it too).

@@ -17,4 +17,6 @@ const (
 	statusMethodNotAllowed = 405
 	statusRequestTimeout   = 408
 	statusTooManyRequests  = 429
+
+	statusServiceUnavailable = 503
 )

@@ -355,29 +355,35 @@ func TestHostileVersions(t *testing.T) {
 	}
 }
 
-// Messages that are not one JSON-RPC message end the connection with an
-// error wrapping ErrProtocol; the call in flight fails with ErrClosed and
-// says why.
+// Messages that are not one JSON-RPC message never end the connection
+// (issue 31): one whose id names a request in flight fails that request at
+// once with an error wrapping ErrProtocol that quotes it; one that cannot
+// be told from any request is reported to the logger and skipped, and the
+// request in flight still gets its answer. A binary frame is no MCP
+// message at all: it ends the connection.
 func TestHostileMalformed(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		typ  websocket.MessageType
-		msg  string
+		msg  string // %[1]s is the pending ping's id
 		text string
+		// fails: the message names the ping: it fails; otherwise it is
+		// skipped and logged.
+		fails bool
 	}{
-		{"non-JSON", websocket.MessageText, "hello, I am not JSON", "not a JSON object"},
-		{"truncated", websocket.MessageText, `{"jsonrpc":"2.0","id":1,"result":`, "not valid JSON-RPC"},
-		{"no-jsonrpc", websocket.MessageText, `{"id":1,"result":{}}`, `"jsonrpc": "2.0"`},
-		{"empty", websocket.MessageText, "", "empty message"},
-		{"binary", websocket.MessageBinary, `{"jsonrpc":"2.0","id":1,"result":{}}`, "binary frame"},
-		{"batch", websocket.MessageText, `[{"jsonrpc":"2.0","id":1,"result":{}}]`, "batch"},
-		{"method-and-result", websocket.MessageText, `{"jsonrpc":"2.0","id":1,"method":"x","result":{}}`, "both a method and a result"},
-		{"result-and-error", websocket.MessageText, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "both a result and an error"},
-		{"result-without-id", websocket.MessageText, `{"jsonrpc":"2.0","result":{}}`, "without an id"},
-		{"nothing", websocket.MessageText, `{"jsonrpc":"2.0"}`, "neither a request"},
-		{"bool-id", websocket.MessageText, `{"jsonrpc":"2.0","id":true,"result":{}}`, "id must be a string, a number or null"},
-		{"object-id-request", websocket.MessageText, `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, "id must be"},
+		{"non-JSON", "hello, I am not JSON", "not a JSON object", false},
+		{"truncated", `{"jsonrpc":"2.0","id":%[1]s,"result":`, "not valid JSON-RPC", true},
+		{"no-jsonrpc", `{"id":%[1]s,"result":{}}`, `"jsonrpc": "2.0"`, true},
+		{"jsonrpc-1.0", `{"jsonrpc":"1.0","id":%[1]s,"result":{}}`, `"jsonrpc": "2.0"`, true},
+		{"bom", "\xEF\xBB\xBF" + `{"jsonrpc":"2.0","id":%[1]s,"result":{}}`, "not a JSON object", true},
+		{"empty", "", "empty message", false},
+		{"batch", `[{"jsonrpc":"2.0","id":%[1]s,"result":{}}]`, "batch", false},
+		{"method-and-result", `{"jsonrpc":"2.0","id":%[1]s,"method":"x","result":{}}`, "both a method and a result", true},
+		{"result-and-error", `{"jsonrpc":"2.0","id":%[1]s,"result":{},"error":{"code":1,"message":"x"}}`, "both a result and an error", true},
+		{"result-without-id", `{"jsonrpc":"2.0","result":{}}`, "without an id", false},
+		{"nothing", `{"jsonrpc":"2.0"}`, "neither a request", false},
+		{"bool-id", `{"jsonrpc":"2.0","id":true,"result":{}}`, "id must be a string, a number or null", false},
+		{"object-id-request", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, "id must be", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -385,18 +391,43 @@ func TestHostileMalformed(t *testing.T) {
 			var logs logBuf
 			s, c := hostileSession(t, h, 0, &mcplive.Options{Logger: logs.logger()})
 			done := async(func() error { return s.Ping(testCtx(t)) })
-			c.expect("ping")
-			c.write(tc.typ, tc.msg)
-			err := recv(t, done, "Ping to fail")
-			assertErr(t, err, errs(mcplive.ErrClosed, mcplive.ErrProtocol), "ping", tc.text)
-			recv(t, s.Done(), "Done")
-			assertErr(t, s.Err(), errs(mcplive.ErrProtocol), tc.text)
-			if code := c.closeCode(); !browserSafe(code) {
-				t.Errorf("the client closed with code %d", code)
+			m := c.expect("ping")
+			msg := tc.msg
+			if strings.Contains(msg, "%[1]s") {
+				msg = fmt.Sprintf(msg, m.ID)
 			}
-			assertErr(t, s.Ping(testCtx(t)), errs(mcplive.ErrClosed, mcplive.ErrProtocol), tc.text)
+			c.send(msg)
+			if tc.fails {
+				assertErr(t, recv(t, done, "Ping to fail"), errs(mcplive.ErrProtocol), "ping", tc.text)
+			} else {
+				waitFor(t, "the bad message in the log", func() bool { return strings.Contains(logs.String(), "skipped a message") })
+				if !strings.Contains(logs.String(), tc.text) {
+					t.Errorf("log %q does not say %q", logs.String(), tc.text)
+				}
+				c.reply(m, "{}")
+				assertNoErr(t, recv(t, done, "Ping"), "Ping after a skipped message")
+			}
+			select {
+			case <-s.Done():
+				t.Fatalf("the session ended: %v", s.Err())
+			default:
+			}
+			pingWorks(t, s, c)
 		})
 	}
+	t.Run("binary", func(t *testing.T) {
+		t.Parallel()
+		h := startHostile(t, hostileOpts{})
+		s, c := hostileSession(t, h, 0, nil)
+		done := async(func() error { return s.Ping(testCtx(t)) })
+		c.expect("ping")
+		c.write(websocket.MessageBinary, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+		assertErr(t, recv(t, done, "Ping to fail"), errs(mcplive.ErrClosed, mcplive.ErrProtocol), "ping", "binary frame")
+		recv(t, s.Done(), "Done")
+		if code := c.closeCode(); !browserSafe(code) {
+			t.Errorf("the client closed with code %d", code)
+		}
+	})
 }
 
 // A response whose envelope is sound but whose result is not valid JSON

@@ -27,19 +27,29 @@ const modernVersion = "2026-07-28"
 // HTTPTransport speaks Streamable HTTP (MCP 2025-11-25 and 2026-07-28):
 // each message is a POST; the server answers a request with one JSON body
 // or an event stream that carries the server's notifications and requests
-// before the response; a standalone GET event stream carries what the
-// server says between calls (list changes). It keeps the session id the
-// server assigns, resumes dropped event streams with Last-Event-ID, and
-// ends the session with DELETE on Close.
+// before the response; in 2025-11-25 a standalone GET event stream
+// carries what the server says between calls (list changes), and the
+// transport keeps the session id the server assigns, resumes dropped event
+// streams with Last-Event-ID, and ends the session with DELETE on Close
+// (2026-07-28 has none of these).
+//
+// One broken answer costs one request: an answer that is not the
+// request's JSON-RPC response, a body cut short or a stream that ends
+// without the answer fails that request alone (a list page and
+// server/discover are sent again); the GET stream's failures are its own
+// (the lists then do not follow changes until it opens again). A
+// Retry-After of a 429 or 503 is honoured by what retries.
 //
 // Natively the requests go through a transport of the connection's own,
 // a clone of http.DefaultTransport (its proxy and TLS settings apply).
 // Compiled to WebAssembly they go through the JavaScript fetch API with
 // streamed bodies, in browsers and in Node (http_js.go); a page's server
-// must allow its origin (see docs/transports-and-cors.md). Redirects that keep the
-// method (307, 308) are followed; one that would turn a POST into a GET
-// (301, 302, 303) fails with an error that says so (fetch follows
-// redirects itself).
+// must allow its origin (see docs/transports-and-cors.md). Redirects on
+// the same origin that keep the method (307, 308) are followed; one that
+// would turn a POST into a GET (301, 302, 303) fails with an error that
+// says so, and one to another origin is not followed (in browsers, where
+// fetch follows redirects itself, an answer from another origin is
+// refused).
 //
 // A zero field means its default. The transport may be shared by many
 // connections, and must not be modified once in use.
@@ -173,27 +183,20 @@ type httpConn struct {
 	params atomic.Pointer[map[string][]paramDecl]
 }
 
-// inbound is one entry of the connection's queue: a message, or a gap in
-// the standalone stream (gapReader).
-type inbound struct {
-	msg []byte
-	gap bool
-}
-
 // Read returns the next message from any of the connection's streams.
-// A gap is not told (see readOrGap).
+// Gaps and failed requests are not told (see readEntry).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		msg, gap, err := c.readOrGap(ctx)
-		if err != nil || !gap {
-			return msg, err
+		in, err := c.readEntry(ctx)
+		if err != nil || (!in.gap && !in.liveness && in.fail == nil) {
+			return in.msg, err
 		}
 	}
 }
 
-// readOrGap is Read that also tells of a gap: events of the standalone
-// stream may have been missed before the next message (gapReader).
-func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
+// readEntry is Read that also tells of gaps, of the request that each
+// message answers and of requests whose answer cannot come (entryReader).
+func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -201,22 +204,20 @@ func (c *httpConn) readOrGap(ctx context.Context) ([]byte, bool, error) {
 			c.queue[0] = inbound{}
 			c.queue = c.queue[1:]
 			c.mu.Unlock()
-			return in.msg, in.gap, nil
+			return in, nil
 		}
 		err := c.err
 		c.mu.Unlock()
 		if err != nil {
-			return nil, false, err
+			return inbound{}, err
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return inbound{}, ctx.Err()
 		}
 	}
 }
-
-func (c *httpConn) push(msg []byte) { c.enqueue(inbound{msg: msg}) }
 
 func (c *httpConn) enqueue(in inbound) {
 	c.mu.Lock()
@@ -364,9 +365,15 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 
 // writeDescribed is Write of a message that the JSON-RPC layer describes
 // (describedWriter): what parseOutgoing would read of it is m.
-func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (err error) {
+func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) error {
+	return c.writePost(post{ctx: ctx, msg: msg, m: m})
+}
+
+// writePost sends p (anew, when p.resends > 0: lost).
+func (c *httpConn) writePost(p post) (err error) {
+	ctx, msg, m := p.ctx, p.msg, p.m
 	defer func() {
-		if err != nil && m.isRequest() && c.failure() != nil {
+		if err != nil && m.isRequest() && c.failure() != nil && !errors.Is(err, errNotSent) {
 			// The connection has ended (the server is out of reach, or
 			// ended the session): Read reports it, and the request
 			// fails with the connection, in the same order as every
@@ -408,10 +415,27 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 		}
 		return err
 	}
-	c.noteSession(resp)
+	if c.legacy(m) {
+		// 2026-07-28 has no sessions: an id a server mints anyway is
+		// neither kept nor sent back (nor DELETEd on Close).
+		c.noteSession(resp)
+	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.refused(resp, m)
+		if d := retryAfterOf(err); d > 0 && m.isRequest() && resendable(m.method) && p.resends < maxResends && c.failure() == nil {
+			// A list page or the discovery refused for now (429, 503)
+			// with a Retry-After: asked again after it, in the background
+			// (the request stays pending).
+			handedOff = c.goTracked(func() {
+				defer stop()
+				defer cancel()
+				c.lost(p, err, d)
+			})
+			if handedOff {
+				return nil
+			}
+		}
 		if err != nil && !m.isRequest() && m.method != "notifications/initialized" && !errors.Is(err, ErrClosed) {
 			// One refused notification or response (a cancellation of
 			// a request the server forgot, say) is no broken
@@ -422,7 +446,12 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 		return err
 	}
 	if !m.isRequest() {
-		resp.Body.Close()
+		// Its body (none, as a rule) is read to its end, not aborted.
+		body := resp.Body
+		detach(body)
+		if !c.goTracked(func() { release(body) }) {
+			body.Close()
+		}
 		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
 			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
 		}
@@ -446,7 +475,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
-			c.readJSON(reqCtx, resp, m)
+			c.readJSON(reqCtx, resp, p)
 		})
 	case "text/event-stream":
 		c.setEstablished()
@@ -454,7 +483,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) (
 			defer c.settle(m.id)
 			defer stop()
 			defer cancel()
-			c.follow(reqCtx, resp, m.id, m.method)
+			c.follow(reqCtx, resp, &p, m.method)
 		})
 	default:
 		resp.Body.Close()
@@ -521,12 +550,6 @@ func (c *httpConn) settle(id json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.inflight, string(id))
-}
-
-func (c *httpConn) isEstablished() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.established
 }
 
 func (c *httpConn) setEstablished() {

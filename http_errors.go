@@ -2,10 +2,12 @@ package mcplive
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The errors of the Streamable HTTP transport: what an HTTP status, a
@@ -49,7 +51,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 			b = append(b, `,"error":`...)
 			b = append(b, rpcErr...)
 			b = append(b, '}')
-			c.push(b)
+			c.enqueue(inbound{msg: b, forID: m.id, sole: true})
 			return nil
 		}
 	}
@@ -57,7 +59,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 		aerr := c.authError(resp, methodPost)
 		return aerr
 	}
-	herr := &HTTPError{Method: methodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
+	herr := &HTTPError{Method: methodPost, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body), RetryAfter: retryAfter(resp)}
 	c.mu.Lock()
 	established, sid := c.established, c.sessionID
 	c.mu.Unlock()
@@ -382,8 +384,38 @@ type HTTPError struct {
 	Status     string
 	Body       string
 
+	// RetryAfter is the server's Retry-After of a 429 or 503, in whole
+	// seconds, capped at maxRetryAfter; 0 when it gave none (or a date).
+	RetryAfter time.Duration
+
 	err  error
 	hint string
+}
+
+// maxRetryAfter caps the wait a server's Retry-After asks for.
+const maxRetryAfter = time.Minute
+
+// retryAfter reads the Retry-After of a 429 or 503 answer: delay-seconds
+// only (an HTTP-date would link time's parser into the wasm for a form
+// servers rarely send), capped at maxRetryAfter.
+func retryAfter(resp *httpResponse) time.Duration {
+	if resp.StatusCode != statusTooManyRequests && resp.StatusCode != statusServiceUnavailable {
+		return 0
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(resp.Header.Get("Retry-After")), 10, 32)
+	if err != nil {
+		return 0
+	}
+	return min(time.Duration(n)*time.Second, maxRetryAfter)
+}
+
+// retryAfterOf is the Retry-After that err carries (an *HTTPError's), or 0.
+func retryAfterOf(err error) time.Duration {
+	var herr *HTTPError
+	if errors.As(err, &herr) {
+		return herr.RetryAfter
+	}
+	return 0
 }
 
 // refusal reports whether the server refused the request itself (a 4xx

@@ -35,6 +35,23 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 			resp, err = nil, fmt.Errorf("fetch %s: %v", req.URL, r)
 		}
 	}()
+	if inBrowser() {
+		// A page cannot see a redirect (fetch's "manual" hides its status
+		// and target): the browser follows it, and an answer that came
+		// from another origin is refused (fetchOnce).
+		return fetchOnce(req, req.URL, "follow")
+	}
+	// Node, Deno, Bun: the redirects are followed here, as natively
+	// (Node's fetch cannot send a request body again on a 307 or 308).
+	return followRedirects(req, func(u string) (*httpResponse, error) {
+		return fetchOnce(req, u, "manual")
+	}, func(base, ref string) (string, error) {
+		return js.Global().Get("URL").New(ref, base).Get("href").String(), nil
+	})
+}
+
+// fetchOnce sends req to url with fetch's redirect mode.
+func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 	fetch := js.Global().Get("fetch")
 	if fetch.Type() != js.TypeFunction {
 		return nil, errors.New("this JavaScript environment has no fetch")
@@ -48,6 +65,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 	opt := js.Global().Get("Object").New()
 	opt.Set("method", req.Method)
 	opt.Set("cache", "no-store")
+	opt.Set("redirect", redirect)
 	headers := js.Global().Get("Headers").New()
 	for k, vs := range req.Header {
 		switch strings.ToLower(k) {
@@ -81,12 +99,19 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 		}
 	}
 
-	result, err := await(ctx, fetch.Invoke(req.URL, opt), abort)
+	result, err := await(ctx, fetch.Invoke(url, opt), abort)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	if redirect == "follow" && result.Get("redirected").Truthy() {
+		if final := result.Get("url").String(); !strings.EqualFold(originOf(final), originOf(url)) {
+			abort()
+			return nil, fmt.Errorf("%w: the server redirected the %s to another origin, %s; mcplive does not take its answer (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
+				errRedirect, req.Method, redactURL(final))
+		}
 	}
 
 	header := responseHeader(result.Get("headers"))
@@ -108,7 +133,8 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 		// No streamed body (an old engine): the whole body at once.
 		rb.whole = result.Call("arrayBuffer")
 	}
-	// The context keeps its hold on the body: ending it aborts a read.
+	// The context keeps its hold on the body: ending it aborts a read
+	// (not a body read to its end: that request is complete).
 	rb.stop = context.AfterFunc(ctx, rb.cancel)
 	return &httpResponse{
 		StatusCode:    code,
@@ -206,6 +232,10 @@ func (e *fetchError) SystemCode() string { return e.code }
 // CauseMessage is the message of the failure's cause ("connect ECONNREFUSED 127.0.0.1:1").
 func (e *fetchError) CauseMessage() string { return e.causeMsg }
 
+// FetchMessage is what fetch said, its cause included ("TypeError: Failed
+// to fetch"; in Node "TypeError: fetch failed: …").
+func (e *fetchError) FetchMessage() string { return e.msg }
+
 // fetchBody streams a response's body from its ReadableStream reader.
 type fetchBody struct {
 	reader js.Value // a ReadableStreamDefaultReader, or undefined
@@ -218,16 +248,19 @@ type fetchBody struct {
 
 	mu       sync.Mutex
 	canceled bool
+	finished bool // read to its end
 }
 
 var errBodyClosed = errors.New("body closed")
 
 func (b *fetchBody) cancel() {
 	b.mu.Lock()
-	already := b.canceled
+	already := b.canceled || b.finished
 	b.canceled = true
 	b.mu.Unlock()
 	if !already {
+		// Only a body not read to its end is aborted: a browser shows an
+		// aborted request as failed, and a complete answer is not one.
 		b.abort()
 	}
 }
@@ -264,6 +297,9 @@ func (b *fetchBody) fill() {
 		b.pending = make([]byte, arr.Get("byteLength").Int())
 		js.CopyBytesToGo(b.pending, arr)
 		b.err = io.EOF
+		b.mu.Lock()
+		b.finished = true
+		b.mu.Unlock()
 		return
 	}
 	if b.reader.IsUndefined() {
@@ -281,12 +317,19 @@ func (b *fetchBody) fill() {
 		b.err = err
 	case v.Get("done").Bool():
 		b.err = io.EOF
+		b.mu.Lock()
+		b.finished = true
+		b.mu.Unlock()
 	default:
 		chunk := v.Get("value")
 		b.pending = make([]byte, chunk.Get("byteLength").Int())
 		js.CopyBytesToGo(b.pending, chunk)
 	}
 }
+
+// detach stops the request's context from aborting the body (detach in
+// http_stream.go); Close still aborts a body not read to its end.
+func (b *fetchBody) detach() { b.stop() }
 
 func (b *fetchBody) Close() error {
 	b.stop()
@@ -309,6 +352,25 @@ func inBrowser() bool {
 	}
 	return g.Get("Deno").Type() == js.TypeUndefined && g.Get("Bun").Type() == js.TypeUndefined
 }
+
+// serverUnreachable reports a request that failed because the server is out of
+// reach: the system says so (Node: a refused connection, an unknown host,
+// no route). A browser does not tell: there, no failure counts (a CORS
+// refusal looks the same), and the heartbeat finds a server that is gone.
+func serverUnreachable(err error) bool {
+	var fe *fetchError
+	if !errors.As(err, &fe) {
+		return false
+	}
+	switch fe.code {
+	case "ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN":
+		return true
+	}
+	return false
+}
+
+// writeRefused: fetch does not tell a refused write from any other failure.
+func writeRefused(error) bool { return false }
 
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {

@@ -5,9 +5,10 @@ package mcplive
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 )
 
 // defaultRoundTripper returns a transport of a connection's own, with
@@ -25,17 +26,10 @@ func defaultRoundTripper() (roundTripper, func()) {
 // following redirects as http.Client would.
 type netRoundTripper struct{ rt http.RoundTripper }
 
-// roundTrip sends r, following redirects that keep the method (307, 308)
-// up to 10 times; one that would turn a POST into a GET (301, 302, 303)
-// is an error.
+// roundTrip sends r, following redirects as followRedirects says.
 func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
-	u, err := url.Parse(r.URL)
-	if err != nil {
-		return nil, err
-	}
-	header := r.Header.Clone()
-	for hops := 0; ; hops++ {
-		req, err := http.NewRequestWithContext(r.ctx, r.Method, u.String(), nil)
+	return followRedirects(r, func(u string) (*httpResponse, error) {
+		req, err := http.NewRequestWithContext(r.ctx, r.Method, u, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -46,47 +40,41 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 			}
 			req.ContentLength = int64(len(r.Body))
 		}
-		req.Header = header
+		req.Header = r.Header.Clone()
 		resp, err := n.rt.RoundTrip(req)
 		if err != nil {
 			return nil, err
 		}
-		loc := resp.Header.Get("Location")
-		switch resp.StatusCode {
-		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-			if loc != "" {
-				break
-			}
-			fallthrough
-		default:
-			return &httpResponse{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header,
-				ContentLength: resp.ContentLength, Body: resp.Body, Request: r}, nil
-		}
-		resp.Body.Close()
-		next, err := u.Parse(loc)
+		return &httpResponse{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header,
+			ContentLength: resp.ContentLength, Body: resp.Body}, nil
+	}, func(base, ref string) (string, error) {
+		b, err := url.Parse(base)
 		if err != nil {
-			return nil, fmt.Errorf("the server redirected to a bad URL %q: %v", loc, err)
+			return "", err
 		}
-		if hops >= 10 {
-			return nil, errors.New("stopped after 10 redirects")
+		next, err := b.Parse(ref)
+		if err != nil {
+			return "", err
 		}
-		if resp.StatusCode < http.StatusTemporaryRedirect && r.Method != http.MethodGet {
-			return nil, fmt.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
-				errRedirectMethod, r.Method, next.Redacted(), resp.StatusCode)
-		}
-		if next.Host != u.Host {
-			// Credentials stay with the host they were meant for.
-			header = header.Clone()
-			header.Del("Authorization")
-			header.Del("Cookie")
-		}
-		u = next
-	}
+		return next.String(), nil
+	})
 }
 
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// serverUnreachable reports a request that failed because the server is out of
+// reach (a refused connection, an unknown host, no route), not because
+// of the answer (cut, refused) or a proxy in between.
+func serverUnreachable(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &op) && op.Op == "dial"
+}
+
+// writeRefused reports a request whose writing the peer refused (a broken
+// pipe: it had closed the connection): the server did not get it whole.
+func writeRefused(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // inBrowser: a native program has no browser rules (CORS).
 func inBrowser() bool { return false }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -133,22 +134,43 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		}
 		return nil, ctx.Err()
 	}
-	if errors.Is(err, errRedirectMethod) {
-		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %v", ErrProtocol, method, c.url, err), "")
+	if errors.Is(err, errRedirect) {
+		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %w", ErrProtocol, method, c.url, err), "")
 	}
 	hint := "is the server up and the URL right?"
 	if inBrowser() {
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, ErrDial, err), hint)
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
+	}
+	if method == methodGet {
+		// The event stream is optional: a proxy that allows POST only, a
+		// CORS refusal of GET, a redirect loop fail it alone (reopen).
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
+	cause := err
 	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
 	c.fail(err)
+	if serverUnreachable(cause) || writeRefused(cause) {
+		// This request certainly never reached the server: its caller
+		// may send it again on the next connection (errNotSent).
+		return nil, &notSent{err}
+	}
 	return nil, err
 }
+
+// errNotSent matches the error of a request that never reached the server
+// (the connection to it could not be made or written): sending it again
+// on a new connection cannot run it twice.
+var errNotSent = errors.New("mcplive: the request was not sent")
+
+type notSent struct{ err error }
+
+func (e *notSent) Error() string   { return e.err.Error() }
+func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
 
 // cancelOnClose ends a request's context when its body is closed.
 type cancelOnClose struct {
@@ -156,14 +178,104 @@ type cancelOnClose struct {
 	cancel context.CancelFunc
 }
 
+func (b *cancelOnClose) detach() { detach(b.ReadCloser) }
+
 func (b *cancelOnClose) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
 }
 
-// errRedirectMethod reports a redirect that would change a request's method.
-var errRedirectMethod = errors.New("redirect changes the method")
+// errRedirect reports a redirect the transport does not follow: one that
+// would turn a POST into a GET (301, 302, 303), one to another origin, a
+// loop, too many.
+var errRedirect = errors.New("redirect not followed")
+
+// maxRedirects bounds the redirects of one request.
+const maxRedirects = 10
+
+// followRedirects sends r through once (one request to url, redirects not
+// followed) and follows the redirects of its answers as the transport
+// does: 307 and 308 keep the method and the body, and 301, 302 and 303 do
+// for a GET; a POST redirected with 301, 302 or 303 (which would become a
+// GET) fails, naming the redirect and its target. A redirect to another
+// origin is not followed: the app's headers, the session id and the token
+// are for the MCP server's origin alone. A loop is reported as one.
+// resolve makes a Location absolute against the URL it answered.
+func followRedirects(r *httpRequest, once func(url string) (*httpResponse, error), resolve func(base, ref string) (string, error)) (*httpResponse, error) {
+	cur := r.URL
+	seen := []string{cur}
+	for {
+		resp, err := once(cur)
+		if err != nil {
+			return nil, err
+		}
+		code, loc := resp.StatusCode, resp.Header.Get("Location")
+		if code != 301 && code != 302 && code != 303 && code != 307 && code != 308 || loc == "" {
+			resp.Request = r
+			return resp, nil
+		}
+		resp.Body.Close()
+		next, err := resolve(cur, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the server redirected the %s to a bad URL %q: %v", errRedirect, r.Method, loc, err)
+		}
+		switch {
+		case !strings.EqualFold(originOf(next), originOf(cur)):
+			return nil, fmt.Errorf("%w: the server redirected the %s with %d to another origin, %s; mcplive does not follow it (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
+				errRedirect, r.Method, code, redactURL(next))
+		case code < 307 && r.Method != methodGet:
+			return nil, fmt.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
+				errRedirect, r.Method, redactURL(next), code)
+		case slices.Contains(seen, next):
+			return nil, fmt.Errorf("%w: a redirect loop: %s → %s", errRedirect, strings.Join(mapStrings(seen, redactURL), " → "), redactURL(next))
+		case len(seen) > maxRedirects:
+			return nil, fmt.Errorf("%w: stopped after %d redirects (last to %s)", errRedirect, maxRedirects, redactURL(next))
+		}
+		seen = append(seen, next)
+		cur = next
+	}
+}
+
+// originOf returns the scheme and authority of an absolute URL, lower-cased
+// ("https://example.com:8443").
+func originOf(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:] // no user info
+	}
+	return strings.ToLower(scheme + "://" + rest)
+}
+
+// redactURL drops the user info (a password) of a URL, for error texts.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	end := len(rest)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		end = i
+	}
+	if i := strings.LastIndexByte(rest[:end], '@'); i >= 0 {
+		return scheme + "://" + rest[i+1:]
+	}
+	return u
+}
+
+func mapStrings(ss []string, fn func(string) string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fn(s)
+	}
+	return out
+}
 
 // httpRequest is one request as the transport sends it, and
 // httpResponse one answer: net/http's types would do, but under

@@ -14,8 +14,11 @@ import (
 // event stream (a request's, or the standalone GET stream) with its
 // resumption after a drop.
 
-// readJSON reads a request's JSON answer and queues it.
-func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing) {
+// readJSON reads a request's JSON answer and queues it, as the sole
+// answer to the request (the read loop fails the request at once when it
+// is not the response to it). A body cut short fails this request alone,
+// or is asked for again where that is safe (lost).
+func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
 	switch {
@@ -23,26 +26,74 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, m outgoing)
 		if ctx.Err() != nil {
 			return // the caller stopped waiting, or Close
 		}
-		// The connection broke (the server went away): the client's
-		// connection ends, as a dropped WebSocket's.
-		c.fail(fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, m.method, err))
+		c.lost(p, fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.method, err), 0)
 	case int64(len(b)) > c.limit:
-		c.fail(fmt.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, m.method, c.limit))
+		c.failID(p.m.id, fmt.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.method, c.limit))
 	default:
-		c.settle(m.id) // answered before the caller can see it
-		c.push(b)
+		c.settle(p.m.id) // answered before the caller can see it
+		c.enqueue(inbound{msg: b, forID: p.m.id, sole: true})
 	}
 }
 
-// failRequest answers request id in the server's stead with an error: its
-// answer cannot come any more (the stream ended without it, and cannot be
-// resumed). The connection carries on.
-func (c *httpConn) failRequest(id json.RawMessage, why string) {
-	b, err := marshalJSON(&wireMessage{JSONRPC: "2.0", ID: id, Error: &RPCError{Code: CodeInternalError, Message: "mcplive: " + why}})
-	if err == nil {
-		c.settle(id)
-		c.push(b)
+// post is a request as it was POSTed: what lost needs to send it again.
+type post struct {
+	ctx     context.Context // the Write's: it ends with the request
+	msg     []byte
+	m       outgoing
+	resends int // how many times it was sent again
+}
+
+// maxResends bounds how many times a request whose answer was lost is
+// sent again (lost).
+const maxResends = 2
+
+// resendable reports whether a request may be sent again when its answer
+// was lost: one that changes nothing on the server (a list page, the
+// discovery), so that a second run does no harm.
+func resendable(method string) bool {
+	switch method {
+	case methodDiscover, "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
 	}
+	return false
+}
+
+// lost deals with a request whose answer was lost (its connection broke,
+// its stream ended without it): a request that is safe to send again is
+// sent again (up to maxResends times, after retryAfter when the server said
+// when, else after a short delay); any other fails with why. The
+// connection and every other request carry on.
+func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
+	if !resendable(p.m.method) || p.resends >= maxResends || p.ctx.Err() != nil {
+		c.failID(p.m.id, why)
+		return
+	}
+	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.method, "why", why.Error())
+	delay := reopenDelay << p.resends
+	if retryAfter > 0 {
+		delay = retryAfter
+	}
+	t := time.NewTimer(delay)
+	select {
+	case <-t.C:
+	case <-p.ctx.Done():
+		t.Stop()
+		return
+	}
+	p.resends++
+	if err := c.writePost(p); err != nil {
+		c.failID(p.m.id, err)
+	}
+}
+
+// failID fails request id (when it is one) with err: its answer cannot
+// come. The connection carries on.
+func (c *httpConn) failID(id json.RawMessage, err error) {
+	if id == nil {
+		return
+	}
+	c.settle(id)
+	c.enqueue(inbound{forID: id, fail: err})
 }
 
 // Stream resumption: an attempt waits the server's retry time, or
@@ -58,29 +109,37 @@ const (
 )
 
 // follow reads an event stream and queues its messages. For a request's
-// stream (id set) it stops at the response to that request; the
-// standalone stream (id nil, resp nil: opened here) runs until Close.
-// When the stream drops it is resumed with a GET carrying Last-Event-ID
-// (or, for the standalone stream without an event id, opened anew), after
-// the server's retry time.
-func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMessage, what string) {
-	if id == nil {
+// stream (p set) it stops at the response to that request; the standalone
+// stream (p nil, resp nil: opened here) runs until Close. In 2025-11-25 a
+// stream that drops is resumed with a GET carrying Last-Event-ID (or, for
+// the standalone stream without an event id, opened anew), after the
+// server's retry time; 2026-07-28 has no resumption: a request's stream
+// that ends without its answer is lost (sent again where that is safe, or
+// failed).
+func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what string) {
+	var id json.RawMessage
+	if p != nil {
+		id = p.m.id
+	} else {
 		defer c.signalGET()
 	}
 	var (
 		lastID   string
 		retry    time.Duration
+		hold     time.Duration // Retry-After of the last refusal
 		failures int
 		opened   = resp != nil // a stream was open before
 	)
 	for {
 		if resp == nil {
 			var err error
-			resp, err = c.reopen(ctx, id, what, lastID, retry, failures, opened)
+			resp, err = c.reopen(ctx, id, what, lastID, max(retry, hold), failures, opened)
+			hold = retryAfterOf(err) // the server's Retry-After, for the next attempt
 			if resp == nil {
 				if err != nil {
-					// A server error: try again, without end for the
-					// standalone stream (it comes back with the server).
+					// A failure worth another attempt: try again, without
+					// end for the standalone stream (it comes back with
+					// the server).
 					failures++
 					if id == nil || failures < maxReopenFailures {
 						continue
@@ -89,18 +148,31 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 				}
 				return
 			}
-			if id == nil && opened && lastID == "" {
-				// Nothing could be resumed: what the server said while the
-				// stream was down is lost. The session re-lists everything.
-				c.enqueue(inbound{gap: true})
-			}
 			if id == nil {
+				c.mu.Lock()
+				wasDown := c.noPush
+				c.noPush = false
+				c.mu.Unlock()
+				if (opened || wasDown) && lastID == "" {
+					// Nothing could be resumed: what the server said while
+					// the stream was down is lost. The session re-lists
+					// everything.
+					c.enqueue(inbound{gap: true})
+				}
+				if wasDown {
+					c.enqueue(inbound{liveness: true})
+				}
 				c.signalGET()
 			}
 			opened = true
 		}
 		sr := newSSEReader(resp.Body, c.limit)
-		progress, done, err := c.readEvents(sr, id)
+		body := resp.Body
+		progress, done, err := c.readEvents(sr, id, func() { detach(body) })
+		if done {
+			release(resp.Body)
+			return
+		}
 		resp.Body.Close()
 		resp = nil
 		if sr.lastID != "" {
@@ -109,12 +181,21 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 		if sr.retry > 0 {
 			retry = sr.retry
 		}
-		if done || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
 		if errors.Is(err, errEventTooLarge) {
-			c.fail(fmt.Errorf("%w: %s: %s", ErrProtocol, what, describeSSEError(err, c.limit)))
-			return
+			err := fmt.Errorf("%w: %s: %s", ErrProtocol, what, describeSSEError(err, c.limit))
+			if p != nil {
+				c.failID(id, err)
+				return
+			}
+			// The standalone stream: what the event held is lost; the
+			// stream is opened anew (and everything re-listed).
+			c.log.Warn("mcplive: the event stream (GET) sent an event over the read limit; opening it anew", "err", err.Error())
+			lastID = ""
+			failures++
+			continue
 		}
 		if progress {
 			failures = 0
@@ -122,14 +203,16 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 			failures = min(failures+1, 8) // an empty stream: poll more slowly
 		}
 		c.log.Info("mcplive: event stream ended", "stream", what, "why", describeSSEError(err, c.limit), "lastEventId", lastID)
-		if id != nil && lastID == "" {
+		if p != nil && (lastID == "" || !c.legacy(p.m)) {
 			if sr.broken() {
-				// The connection broke (the server went away): the
-				// client's connection ends, as a dropped WebSocket's.
-				c.fail(fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err))
+				c.lost(*p, fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err), 0)
 				return
 			}
-			c.failRequest(id, fmt.Sprintf("the server ended the event stream of %s without answering, and gave no event id to resume it from (%s)", what, describeSSEError(err, c.limit)))
+			why := "and gave no event id to resume it from"
+			if !c.legacy(p.m) {
+				why = "(2026-07-28 streams are not resumed)"
+			}
+			c.lost(*p, fmt.Errorf("%w: the event stream of %s ended without its answer %s (%s)", ErrProtocol, what, why, describeSSEError(err, c.limit)), 0)
 			return
 		}
 	}
@@ -138,7 +221,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, id json.RawMe
 // readEvents queues the messages of one stream. It reports whether any
 // event came, and whether the response to request id came (the stream is
 // then done).
-func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done bool, err error) {
+func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage, answered func()) (progress, done bool, err error) {
 	for {
 		ev, err := sr.next()
 		if err != nil {
@@ -149,11 +232,12 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage) (progress, done
 			continue // a priming event (an id only), or not a JSON-RPC message
 		}
 		if id != nil && isResponseTo(ev.data, id) {
+			answered()   // the caller, done, must not abort the stream's end
 			c.settle(id) // answered before the caller can see it
-			c.push(ev.data)
+			c.enqueue(inbound{msg: ev.data, forID: id})
 			return true, true, nil
 		}
-		c.push(ev.data)
+		c.enqueue(inbound{msg: ev.data, forID: id})
 	}
 }
 
@@ -201,7 +285,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		for i := 1; i < failures && delay < maxReopenDelay; i++ {
 			delay *= 2
 		}
-		delay = min(delay, maxReopenDelay)
+		delay = max(min(delay, maxReopenDelay), min(retry, maxRetryAfter))
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
@@ -212,11 +296,26 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 	}
 	resp, err := c.send(ctx, methodGet, nil, outgoing{}, lastID)
 	if err != nil {
-		if ctx.Err() == nil {
-			// Out of reach (send ended the connection), or no token.
-			c.fail(fmt.Errorf("%s: %w", what, err))
+		if ctx.Err() != nil || c.failure() != nil {
+			return nil, nil
 		}
-		return nil, nil
+		if id != nil {
+			return nil, err
+		}
+		if serverUnreachable(err) {
+			// Not the stream's own failure: the server is out of reach
+			// (a refused connection, an unknown host). The connection
+			// ends, as a dropped WebSocket does, and the client
+			// reconnects.
+			c.fail(fmt.Errorf("%s: %w: %w", what, ErrClosed, err))
+			return nil, nil
+		}
+		// The standalone stream is optional: its failure (a GET cut
+		// without an answer, refused by CORS, redirected in a loop) is
+		// its alone, as a 405 is. The lists are listed but do not
+		// follow changes until it opens; it is tried again, backing off.
+		c.pushLost(err)
+		return nil, err
 	}
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch code := resp.StatusCode; {
@@ -232,6 +331,13 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 	if c.sessionGone(resp) != nil {
 		return nil, nil
 	}
+	if id == nil && !(code5xx(resp.StatusCode) || resp.StatusCode == statusMethodNotAllowed || isAuthChallenge(resp)) {
+		// Any other refusal of the standalone stream: as a failure, the
+		// stream is tried again, backing off.
+		err := &HTTPError{Method: methodGet, URL: c.url, StatusCode: resp.StatusCode, Status: resp.Status, Body: bodySnippet(body)}
+		c.pushLost(err)
+		return nil, err
+	}
 	switch code := resp.StatusCode; {
 	case code == statusMethodNotAllowed && id == nil && !opened:
 		c.log.Info("mcplive: the server offers no standalone event stream (GET answered 405); list changes arrive only with answers to requests", "url", c.url)
@@ -242,8 +348,11 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 	case isAuthChallenge(resp):
 		c.fail(fmt.Errorf("%s: %w", what, c.authError(resp, methodGet)))
 		return nil, nil
-	case code >= 500 || code == statusTooManyRequests || code == statusRequestTimeout:
-		return nil, &HTTPError{Method: methodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)}
+	case code5xx(code):
+		if id == nil {
+			c.pushLost(nil)
+		}
+		return nil, &HTTPError{Method: methodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body), RetryAfter: retryAfter(resp)}
 	default:
 		c.streamLost(id, what, &HTTPError{Method: methodGet, URL: c.url, StatusCode: code, Status: resp.Status, Body: bodySnippet(body)})
 		return nil, nil
@@ -255,8 +364,60 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 // list changes arrive only with answers to requests).
 func (c *httpConn) streamLost(id json.RawMessage, what string, err error) {
 	if id != nil {
-		c.failRequest(id, fmt.Sprintf("the event stream of %s could not be resumed: %v", what, err))
+		c.failID(id, fmt.Errorf("%w: the event stream of %s could not be resumed: %w", ErrClosed, what, err))
 		return
 	}
 	c.log.Warn("mcplive: the standalone event stream is gone; list changes arrive only with answers to requests", "url", c.url, "err", err)
+}
+
+// code5xx reports a status worth another attempt: a server error, 429 or
+// 408.
+func code5xx(code int) bool {
+	return code >= 500 || code == statusTooManyRequests || code == statusRequestTimeout
+}
+
+// pushLost notes that the standalone stream is not open (it failed with
+// err, when not nil): the lists do not follow changes until it is (follow
+// clears it).
+func (c *httpConn) pushLost(err error) {
+	c.mu.Lock()
+	first := !c.noPush
+	c.noPush = true
+	c.mu.Unlock()
+	if first {
+		if err != nil {
+			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", c.url, "err", err.Error())
+		}
+		c.enqueue(inbound{liveness: true})
+	}
+	c.signalGET()
+}
+
+// detach frees body from the context of its request (fetchBody in
+// wasm): a caller that has its answer ends that context, which must not
+// abort the body's end (release reads it).
+func detach(body io.ReadCloser) {
+	if d, ok := body.(interface{ detach() }); ok {
+		d.detach()
+	}
+}
+
+// A request's stream after its answer: read on for up to drainWait and
+// drainLimit bytes (release).
+const (
+	drainWait  = time.Second
+	drainLimit = 64 << 10
+)
+
+// release ends a request's stream once its answer came: it reads on to the
+// stream's end (a server closes it after the response), so that the
+// request completes instead of being aborted (a browser shows an aborted
+// request as failed); a stream that goes on past drainWait or drainLimit
+// is closed.
+func release(body io.ReadCloser) {
+	detach(body)
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	t.Stop()
+	body.Close()
 }

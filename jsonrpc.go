@@ -30,12 +30,18 @@ type wireMessage struct {
 	// formatter (~60 KB) in the wasm through its methods.
 	arrived time.Duration `json:"-"`
 	// gap, set only on entries the read loop queues itself, says that
-	// messages may have been missed here (gapReader): the dispatcher hands
+	// messages may have been missed here (entryReader): the dispatcher hands
 	// it to the handler of notifications like one.
 	gap bool `json:"-"`
+	// liveness, set only on entries the read loop queues itself, says
+	// that the transport's pushes changed (entryReader).
+	liveness bool `json:"-"`
 	// index is Result read in the envelope's pass, when it is an object
 	// (see parseEnvelope); nil otherwise.
 	index *resultIndex `json:"-"`
+	// fail, set only on entries the read loop hands a pending request
+	// itself, is why the request failed without a response (failPending).
+	fail error `json:"-"`
 }
 
 // msgKind classifies a decoded message.
@@ -56,7 +62,7 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 	}
 	switch trimmed[0] {
 	case '[':
-		return nil, 0, protocolError("server sent a JSON-RPC batch (array); MCP over WebSocket sends one message per frame")
+		return nil, 0, protocolError("server sent a JSON-RPC batch (array), which MCP does not use: %s", snippet(data))
 	case '{':
 	default:
 		return nil, 0, protocolError("message is not a JSON object: %s", snippet(data))
@@ -264,8 +270,9 @@ type rpcConn struct {
 	notify   func(m *wireMessage)      // called by the dispatcher, in order
 	handlers map[string]requestHandler // server requests answered besides ping
 
-	nextID  atomic.Int64
-	timeout time.Duration // bounds every request but a long one (callWith)
+	nextID   atomic.Int64
+	answered atomic.Bool   // a response was delivered (badMessage)
+	timeout  time.Duration // bounds every request but a long one (callWith)
 
 	mu       sync.Mutex
 	pending  map[int64]*pendingCall
@@ -361,31 +368,56 @@ func (c *rpcConn) shutdown(reason error) {
 
 func (c *rpcConn) readLoop() {
 	defer c.wg.Done()
-	read := func(ctx context.Context) ([]byte, bool, error) {
+	read := func(ctx context.Context) (inbound, error) {
 		data, err := c.conn.Read(ctx)
-		return data, false, err
+		return inbound{msg: data}, err
 	}
-	if g, ok := c.conn.(gapReader); ok {
-		read = g.readOrGap
+	if r, ok := c.conn.(entryReader); ok {
+		read = r.readEntry
 	}
 	for {
-		data, gap, err := read(context.Background())
+		in, err := read(context.Background())
 		if err != nil {
 			c.shutdown(err)
 			return
 		}
-		if gap {
-			c.queue.push(&wireMessage{gap: true, arrived: time.Since(clockStart)})
+		switch {
+		case in.gap, in.liveness:
+			c.queue.push(&wireMessage{gap: in.gap, liveness: in.liveness, arrived: time.Since(clockStart)})
+			continue
+		case in.fail != nil:
+			// The transport lost this request's answer (its stream broke
+			// or ended without it): the request fails, the others go on.
+			c.failPending(in.forID, in.fail)
 			continue
 		}
+		data := in.msg
 		m, kind, err := decodeMessage(data)
 		if err != nil {
-			// One malformed message could have been the answer to any
-			// pending request: end the connection instead of leaving
-			// requests to hang until their timeout.
-			c.log.Error("mcplive: closing connection", "err", err)
-			c.shutdown(err)
-			return
+			c.badMessage(in, err)
+			continue
+		}
+		if in.sole && !(kind == kindResponse && bytes.Equal(bytes.TrimSpace(m.ID), in.forID)) {
+			// A request's own JSON answer that is not the response to it:
+			// that response will not come; the request fails at once.
+			got := "a message without an id"
+			switch {
+			case kind == kindResponse && m.Error != nil && !isIntID(m.ID):
+				// The server's error about a message it could not read
+				// (a null id): on this request's POST, it is this one's.
+				c.failPending(in.forID, m.Error)
+				continue
+			case kind == kindResponse:
+				got = "the response to id " + string(m.ID)
+			case kind == kindNotification:
+				got = "the notification " + strconv.Quote(m.Method)
+			case kind == kindRequest:
+				got = "the request " + strconv.Quote(m.Method)
+			}
+			c.failPending(in.forID, protocolError("the server answered request %s with %s, not with the response to it: %s", in.forID, got, snippet(data)))
+			if kind == kindResponse {
+				continue // not delivered: an answer on another request's POST is no answer
+			}
 		}
 		switch kind {
 		case kindResponse:
@@ -402,6 +434,98 @@ func (c *rpcConn) readLoop() {
 	}
 }
 
+// badMessage deals with a message that is not one JSON-RPC message. It
+// never ends the connection (one bad message is no reason to fail every
+// request in flight, and a message-framed transport cannot be thrown out of
+// step by one): a message that answers a request fails that request at
+// once, quoting it — the request whose POST carried it (Streamable HTTP),
+// or the pending request its id names; anything else (a bad notification,
+// a message no request can be told from) is reported and skipped.
+func (c *rpcConn) badMessage(in inbound, err error) {
+	id, hasID, hasMethod := salvageID(in.msg)
+	switch {
+	case hasID && c.isPending(id):
+		c.failPending(id, err)
+	case in.forID != nil && (in.sole || !hasMethod):
+		c.failPending(in.forID, err)
+	case !hasMethod && !c.answered.Load() && c.onlyPending() != nil:
+		// Nothing was answered yet on this connection and one request
+		// waits (initialize, server/discover): what came is its answer,
+		// and the server is no MCP server; the opening fails at once.
+		c.failPending(c.onlyPending(), err)
+	default:
+		c.log.Warn("mcplive: skipped a message that is not one JSON-RPC message", "err", err.Error())
+	}
+}
+
+// salvageID reads what it can of a message that did not decode: its
+// integer id (a response to one of ours) and whether it names a method.
+func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
+	msg = bytes.TrimPrefix(bytes.TrimLeft(msg, " \t\r\n"), []byte("\xEF\xBB\xBF"))
+	walkMembersUntil(msg, nil, func(key, val []byte) bool {
+		switch {
+		case isKey(key, "id"):
+			if _, ok := parseID(val); ok {
+				id, hasID = json.RawMessage(val), true
+			}
+		case isKey(key, "method"):
+			hasMethod = len(val) > 0 && val[0] == '"'
+		}
+		return false
+	})
+	return id, hasID, hasMethod
+}
+
+// onlyPending returns the id of the one pending request, or nil when
+// there are none or several.
+func (c *rpcConn) onlyPending() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) != 1 {
+		return nil
+	}
+	for id := range c.pending {
+		return json.RawMessage(strconv.FormatInt(id, 10))
+	}
+	return nil
+}
+
+// isIntID reports an integer id (the only kind this client sends).
+func isIntID(id json.RawMessage) bool {
+	_, ok := parseID(id)
+	return ok
+}
+
+// isPending reports whether request id is waiting for its response.
+func (c *rpcConn) isPending(id json.RawMessage) bool {
+	n, ok := parseID(id)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok = c.pending[n]
+	return ok
+}
+
+// failPending fails the pending request id with err (a response that
+// carries a Go error); a request no longer pending is left alone.
+func (c *rpcConn) failPending(id json.RawMessage, err error) {
+	n, ok := parseID(bytes.TrimSpace(id))
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	p, ok := c.pending[n]
+	if ok {
+		delete(c.pending, n)
+	}
+	c.mu.Unlock()
+	if ok {
+		p.ch <- &wireMessage{fail: err} // buffered, never blocks
+	}
+}
+
 func (c *rpcConn) deliver(m *wireMessage) {
 	id, ok := parseID(m.ID)
 	if !ok {
@@ -414,6 +538,7 @@ func (c *rpcConn) deliver(m *wireMessage) {
 		c.log.Warn("mcplive: dropped a response with a non-integer id", "id", string(m.ID))
 		return
 	}
+	c.answered.Store(true)
 	c.mu.Lock()
 	p, ok := c.pending[id]
 	if ok {
@@ -666,6 +791,11 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 
 	if err := c.write(wctx, b, describe(&id, method, params)); err != nil {
 		c.forget(id)
+		if errors.Is(err, errNotSent) {
+			// The connection ends with it (the transport failed it): the
+			// caller learns of the end first, as of any other request's.
+			<-c.done
+		}
 		if cerr := wctx.Err(); cerr != nil {
 			return nil, cerr // the caller's context, or the request timeout
 		}
@@ -690,6 +820,9 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 		}
 		if m == timedOut { // the server has been told (see sweepExpired)
 			return nil, context.DeadlineExceeded
+		}
+		if m.fail != nil {
+			return nil, m.fail
 		}
 		if m.Error != nil {
 			return nil, m.Error

@@ -115,6 +115,7 @@ var eraTests = map[string][]string{
 		"TestLiveListChangedForKindNotOffered", "TestSessionInitialize", "TestSessionSubscribeResource",
 	},
 	"modern": {
+		"TestHTTPDiscoverAnswersFallBackAlike", "TestModernCallsDuringListenReopen",
 		"TestElicitInputRounds", "TestElicitInputRoundsFail", "TestModernListsFollowTheListenStream",
 		"TestModernAcknowledgedSubset", "TestModernListenEnds", "TestModernNothingAcknowledged", "TestModernEmptyCursor",
 		"TestModernIncompleteResult", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",

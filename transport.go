@@ -64,14 +64,33 @@ type describedWriter interface {
 	writeDescribed(ctx context.Context, msg []byte, m outgoing) error
 }
 
-// gapReader is implemented by a Conn whose messages may have a gap: the
-// Streamable HTTP transport's standalone stream of 2025-11-25, re-opened
-// without an event id to resume from. readOrGap is Read that also reports,
-// in order with the messages, "events may have been missed here" (gap
-// true, no message); the session then invalidates every list (feed.go,
-// onEventsMissed). Read itself skips the gaps.
-type gapReader interface {
-	readOrGap(ctx context.Context) (msg []byte, gap bool, err error)
+// entryReader is implemented by a Conn that tells more of its messages
+// than their bytes (the Streamable HTTP transport, http.go): readEntry is
+// Read that also reports, in order with the messages, "events may have been
+// missed here" (a gap: its standalone stream of 2025-11-25 re-opened
+// without an event id to resume from; the session then invalidates every
+// list, feed.go, onEventsMissed), which request's POST carried a message,
+// and a request whose answer cannot come (its stream broke). Read itself
+// skips the gaps and failures.
+type entryReader interface {
+	readEntry(ctx context.Context) (inbound, error)
+}
+
+// inbound is one message a transport read, with what it knows of it.
+type inbound struct {
+	msg []byte
+	gap bool
+	// forID is the id of the request whose POST carried msg (its JSON
+	// body, or an event of its stream); nil on a standalone stream.
+	forID json.RawMessage
+	// sole: msg is the request's whole answer (a JSON body), which must
+	// be the response to it.
+	sole bool
+	// fail, with forID, fails that request: its answer cannot come.
+	fail error
+	// liveness: whether the server can tell of changes between requests
+	// changed (the standalone stream went down or came back: pushes).
+	liveness bool
 }
 
 // paramMirror is implemented by a Conn that mirrors tools' x-mcp-header

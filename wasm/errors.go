@@ -43,6 +43,9 @@ type causeInfo struct {
 	Code    string
 }
 
+// fetchFailure is a rejected fetch (the root package's fetchError).
+type fetchFailure interface{ FetchMessage() string }
+
 // systemCause is an error whose cause is the system's (fetch in Node).
 type systemCause interface {
 	SystemCode() string
@@ -131,8 +134,14 @@ func describe(err error) *errorInfo {
 	}
 	info := &errorInfo{Name: "Error", Message: jsMessage(err)}
 	var sys systemCause
-	if errors.As(err, &sys) && sys.SystemCode() != "" {
+	var fe fetchFailure
+	switch {
+	case errors.As(err, &sys) && (sys.SystemCode() != "" || sys.CauseMessage() != ""):
 		info.Cause = &causeInfo{Message: sys.CauseMessage(), Code: sys.SystemCode()}
+	case errors.As(err, &fe) && fe.FetchMessage() != "":
+		// A browser's fetch says little ("Failed to fetch"), but that
+		// little is the cause.
+		info.Cause = &causeInfo{Message: fe.FetchMessage()}
 	}
 	var rpc *mcplive.RPCError
 	var auth *mcplive.AuthError
@@ -210,6 +219,13 @@ func dialError(url string, ws bool, dialTimeout time.Duration, err error) error 
 		causes = dialCausesWSNode
 	case errors.As(err, &auth) || errors.As(err, &status) || errors.Is(err, mcplive.ErrProtocol) || !inBrowser():
 		causes = ": " + jsMessage(err)
+	default:
+		// A browser's failed fetch: what it said first, then the likely
+		// causes it does not tell.
+		var fe fetchFailure
+		if errors.As(err, &fe) && fe.FetchMessage() != "" {
+			causes = ": " + fe.FetchMessage() + "; that is: " + strings.TrimPrefix(dialCausesHTTP, ": ")
+		}
 	}
 	return &wordedError{msg: "could not connect to " + url + causes, err: err}
 }
@@ -284,6 +300,7 @@ func jsMessage(err error) string {
 	// A sentinel at the end only repeats what the name says.
 	for _, e := range []error{mcplive.ErrTimeout, mcplive.ErrDial} {
 		s = strings.ReplaceAll(s, ": "+e.Error(), "")
+		s = strings.ReplaceAll(s, " ("+e.Error()+")", "")
 	}
 	s = strings.ReplaceAll(s, "mcplive: ", "")
 	s = strings.ReplaceAll(s, "(OnUnauthorized: ", "(")

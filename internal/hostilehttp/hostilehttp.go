@@ -194,6 +194,27 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 // that goes away does.
 func (r *Request) Abort() { close(r.abort) }
 
+// Cut closes the connection after the first bytes of a status line: no
+// HTTP answer, and not a request the client's HTTP stack may send again
+// by itself (net/http retries a GET whose reused connection closed before
+// any byte came).
+func (r *Request) Cut() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over {
+		return
+	}
+	if hj, ok := r.w.(http.Hijacker); ok {
+		if conn, buf, err := hj.Hijack(); err == nil {
+			buf.WriteString("HTTP/1.1 2")
+			buf.Flush()
+			conn.Close()
+		}
+	}
+	r.over = true
+	close(r.done)
+}
+
 // Next returns the next request the test must answer.
 func (s *Server) Next() *Request {
 	s.t.Helper()

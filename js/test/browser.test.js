@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startServer, MODES, urlFor } from "./helpers.js";
 import { startTSServer } from "./ts-server.js";
+import { startHostileHTTP } from "./hostile-http.js";
 
 const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
 const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
@@ -244,6 +245,89 @@ describe("in headless Chromium", { skip }, () => {
     } finally {
       await ts.close();
     }
+  });
+
+  // Issue 31: the optional GET stream's failures are its own; redirects.
+  for (const get of ["nocors", "cut"]) {
+    test(`a GET stream refused by CORS or cut (${get}) does not fail connect: the lists are listed, not live`, async () => {
+      const h = await startHostileHTTP({ get, origin: server.http });
+      try {
+        const page = await openPage();
+        const r = await page.evaluate(async (url) => {
+          const c = await window.mcplive.connect(url, { protocolVersion: "2025-11-25", reconnect: false });
+          const v = c.tools.get();
+          const call = await c.callTool("ok", {});
+          await c.close();
+          return { status: v.status, n: v.items.length, live: v.live, text: call.content[0].text };
+        }, h.url);
+        assert.deepEqual(r, { status: "ready", n: 6, live: false, text: "ok" });
+        await page.close();
+        // Chromium logs the refused or cut GET itself: not ours.
+        const ours = problems.filter((p) => !/CORS|Failed to load resource|net::ERR_/.test(p));
+        problems.length = 0;
+        assert.deepEqual(ours, []);
+      } finally {
+        await h.stop();
+      }
+    });
+  }
+
+  test("redirects on another origin's server: a 307 on its own origin is followed; one to a third origin is refused; a loop is named", async () => {
+    // The third origin allows any origin: a browser sends a redirected
+    // request's Origin as "null", and refuses it itself otherwise.
+    const third = await startHostileHTTP({ origin: "*" });
+    const h = await startHostileHTTP({ origin: server.http, away: third.url });
+    try {
+      const page = await openPage();
+      const r = await page.evaluate(async (base) => {
+        const out = {};
+        const c = await window.mcplive.connect(`${base}/same`, { protocolVersion: "2025-11-25", reconnect: false });
+        out.tools = c.tools.get().items.length;
+        await c.close();
+        for (const path of ["/away", "/loop"]) {
+          try {
+            await window.mcplive.connect(`${base}${path}`, { protocolVersion: "2025-11-25", reconnect: false });
+            out[path] = "resolved";
+          } catch (err) {
+            out[path] = `${err.name}: ${err.message}`;
+          }
+        }
+        return out;
+      }, h.base);
+      assert.equal(r.tools, 6);
+      assert.ok(h.requests.some((q) => q.path === "/mcp" && q.rpc === "initialize"), "the initialize reached the new path with its body");
+      assert.match(r["/away"], /another origin/);
+      assert.ok(r["/away"].includes(third.url), r["/away"]);
+      // A browser follows redirects itself: the loop ends as fetch's own
+      // failure, whose words come first.
+      assert.match(r["/loop"], /^DialError: could not connect to .*\/loop: .*Failed to fetch/);
+      await page.close();
+      const ours = problems.filter((p) => !/CORS|Failed to load resource|net::ERR_/.test(p));
+      problems.length = 0;
+      assert.deepEqual(ours, []);
+    } finally {
+      await h.stop();
+      await third.stop();
+    }
+  });
+
+  test("connect, a call and close abort no POST whose answer was read", async () => {
+    const page = await openPage();
+    const failed = [];
+    page.on("requestfailed", (req) => {
+      const body = req.postData() ?? "";
+      // The 2026-07-28 listen stream is ended by close: that one is aborted on purpose.
+      if (req.method() === "POST" && !body.includes("subscriptions/listen")) failed.push(`${body.slice(0, 80)}: ${req.failure()?.errorText}`);
+    });
+    for (const mode of MODES.filter((m) => m.transport === "http")) {
+      await page.evaluate(async ([url, options]) => {
+        const c = await window.mcplive.connect(url, options);
+        await c.callTool("echo", { text: "x" });
+        await c.close();
+      }, [server.mcp, mode.options]);
+    }
+    await page.close();
+    assert.deepEqual(failed, []);
   });
 
   test("a wasm served with the wrong MIME type still loads", async () => {

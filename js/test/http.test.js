@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { connect } from "../index.js";
 import { startServer, waitFor, nextEvent, keys, recorder, MODES, urlFor } from "./helpers.js";
 import { startTSServer } from "./ts-server.js";
+import { startHostileHTTP } from "./hostile-http.js";
 
 describe("options of the revisions and of Streamable HTTP", () => {
   let server;
@@ -303,6 +304,88 @@ describe("a server built on the official TypeScript SDK v2, over Streamable HTTP
       assert.equal((await c.callTool("echo", { text: "old era" })).content[0].text, "old era");
     } finally {
       await c.close();
+    }
+  });
+});
+
+// Issue 31: behind misbehaving servers and proxies one bad answer costs one
+// request, never the session (a scripted server: hostile-http.js).
+describe("Streamable HTTP under a misbehaving server: one bad answer costs one request", () => {
+  const opts = { protocolVersion: "2025-11-25", reconnect: false };
+
+  test("a body cut mid-way fails that call alone; a call on its own POST goes on; the client stays ready", async () => {
+    const h = await startHostileHTTP();
+    const c = await connect(h.url, opts);
+    try {
+      const slow = c.callTool("slow", {});
+      await assert.rejects(c.callTool("cut", {}), (err) => {
+        assert.equal(err.name, "ClosedError", err.message);
+        assert.match(err.message, /connection broke while reading the answer to tools\/call/);
+        return true;
+      });
+      assert.equal((await slow).content[0].text, "slow done");
+      assert.equal(c.status.get(), "ready");
+      assert.equal((await c.callTool("ok", {})).content[0].text, "ok");
+    } finally {
+      await c.close();
+      await h.stop();
+    }
+  });
+
+  test("a bad answer fails its request at once with a ProtocolError that quotes it; a wrong id names the id it got", async () => {
+    const h = await startHostileHTTP();
+    const c = await connect(h.url, opts);
+    try {
+      await assert.rejects(c.callTool("badjson", {}), (err) => err.name === "ProtocolError" && /not valid JSON/.test(err.message) && /oops/.test(err.message));
+      await assert.rejects(c.callTool("batch", {}), (err) => err.name === "ProtocolError" && /batch/.test(err.message) && !/WebSocket/.test(err.message));
+      await assert.rejects(c.callTool("wrongid", {}), (err) => err.name === "ProtocolError" && /the response to id 999/.test(err.message));
+      assert.equal(c.status.get(), "ready");
+      assert.equal((await c.callTool("ok", {})).content[0].text, "ok");
+    } finally {
+      await c.close();
+      await h.stop();
+    }
+  });
+
+  test("a GET stream cut without an answer does not fail connect: the lists are listed, not live", async () => {
+    const h = await startHostileHTTP({ get: "cut" });
+    const c = await connect(h.url, opts);
+    try {
+      const v = c.tools.get();
+      assert.equal(v.status, "ready");
+      assert.equal(v.items.length, 6);
+      assert.equal(v.live, false, "the lists do not follow changes without the stream");
+    } finally {
+      await c.close();
+      await h.stop();
+    }
+  });
+
+  test("redirects: a same-origin 307 is followed with its body; 301 on a POST, a loop and another origin fail saying so", async () => {
+    const other = await startHostileHTTP();
+    const h = await startHostileHTTP({ away: other.url });
+    try {
+      const c = await connect(`${h.base}/same`, opts);
+      assert.equal(c.tools.get().items.length, 6);
+      await c.close();
+      assert.ok(h.requests.some((r) => r.path === "/mcp" && r.rpc === "initialize"), "the initialize reached the new path with its body");
+
+      await assert.rejects(connect(`${h.base}/moved`, opts), (err) => /turns it into a GET/.test(err.message) && err.message.includes(`${h.base}/mcp`));
+      await assert.rejects(connect(`${h.base}/loop`, opts), (err) => /redirect loop/.test(err.message));
+      await assert.rejects(connect(`${h.base}/away`, opts), (err) => /another origin/.test(err.message) && err.message.includes(other.url));
+      assert.equal(other.requests.length, 0, "nothing reached the other origin");
+
+      // What fetch said comes first, and is the error's cause.
+      await assert.rejects(connect(`${h.base}/bigheader`, opts), (err) => {
+        assert.equal(err.name, "DialError", err.message);
+        assert.ok(err.cause?.message, JSON.stringify(err.cause));
+        assert.ok(err.message.startsWith(`could not connect to ${h.base}/bigheader: `), err.message);
+        assert.ok(err.message.includes(err.cause.message), `${err.message} / ${err.cause.message}`);
+        return true;
+      });
+    } finally {
+      await h.stop();
+      await other.stop();
     }
   });
 });
