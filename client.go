@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -455,19 +454,7 @@ func (c *Client) backoff(attempt int) bool { return c.backoffAtLeast(attempt, 0)
 // a server that refused the attempt with 429 or 503 (capped where it was
 // read, retryAfter).
 func (c *Client) backoffAtLeast(attempt int, floor time.Duration) bool {
-	ceiling := c.opts.Reconnect.InitialDelay << min(attempt, 30)
-	if ceiling <= 0 || ceiling > c.opts.Reconnect.MaxDelay {
-		ceiling = c.opts.Reconnect.MaxDelay
-	}
-	d := max(time.Duration(rand.Int64N(int64(ceiling)+1)), floor)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.ctx.Done():
-		return false
-	}
+	return sleep(c.ctx, backoffDelay(c.opts.Reconnect.InitialDelay, c.opts.Reconnect.MaxDelay, attempt, true, floor))
 }
 
 // syncAll re-lists every kind the session offers and waits for all of them;

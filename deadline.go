@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -24,8 +25,36 @@ import (
 // is one clock read (time.Now is two, each a call into JS in the browser).
 var monoStart = time.Now()
 
-// clock is the time on the monotonic clock, as a duration since monoStart.
+// clock is the time on the monotonic clock, as a duration since monoStart:
+// the package's one clock (request deadlines, a message's arrival).
 func clock() time.Duration { return time.Since(monoStart) }
+
+// backoffDelay is the package's one backoff policy: the attempt-th
+// (from 0) of delays that double from base up to ceiling, with full jitter
+// (uniform in [0, delay]) when jitter is set, and at least floor (a
+// server's Retry-After, capped where it was read).
+func backoffDelay(base, ceiling time.Duration, attempt int, jitter bool, floor time.Duration) time.Duration {
+	d := base << min(max(attempt, 0), 30)
+	if d <= 0 || d > ceiling {
+		d = ceiling
+	}
+	if jitter {
+		d = time.Duration(rand.Int64N(int64(d) + 1))
+	}
+	return max(d, floor)
+}
+
+// sleep waits d unless ctx ends first; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // timedOut is what the sweeper hands a request whose time is up, in place
 // of its response.

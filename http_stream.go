@@ -278,19 +278,11 @@ func isResponseTo(msg []byte, id json.RawMessage) bool {
 // when the stream is over (the cause is already dealt with).
 func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID string, retry time.Duration, failures int, opened bool) (*httpResponse, error) {
 	if opened || failures > 0 {
-		delay := reopenDelay
+		base := reopenDelay
 		if retry > 0 {
-			delay = retry
+			base = retry // the stream's own retry: field, or a Retry-After
 		}
-		for i := 1; i < failures && delay < maxReopenDelay; i++ {
-			delay *= 2
-		}
-		delay = max(min(delay, maxReopenDelay), min(retry, maxRetryAfter))
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, backoffDelay(base, maxReopenDelay, failures-1, false, min(retry, maxRetryAfter))) {
 			return nil, nil
 		}
 	}

@@ -24,7 +24,7 @@ type wireMessage struct {
 	// barrier, set only on entries the client queues itself, is run by the
 	// dispatcher in place of a notification handler (see flush).
 	barrier func() `json:"-"`
-	// arrived is when the read loop got a notification, after clockStart
+	// arrived is when the read loop got a notification, on clock()
 	// (arrivedAt). Not a time.Time: encoding/json reflects on this type,
 	// and a time.Time among its fields would keep time's parser and
 	// formatter (~60 KB) in the wasm through its methods.
@@ -383,7 +383,7 @@ func (c *rpcConn) readLoop() {
 		}
 		switch {
 		case in.gap, in.liveness:
-			c.queue.push(&wireMessage{gap: in.gap, liveness: in.liveness, arrived: time.Since(clockStart)})
+			c.queue.push(&wireMessage{gap: in.gap, liveness: in.liveness, arrived: clock()})
 			continue
 		case in.fail != nil:
 			// The transport lost this request's answer (its stream broke
@@ -426,7 +426,7 @@ func (c *rpcConn) readLoop() {
 			if m.Method == notifyCancelled {
 				c.cancelServing(m.Params) // at once: the dispatcher may be busy
 			}
-			m.arrived = time.Since(clockStart)
+			m.arrived = clock()
 			c.queue.push(m)
 		case kindRequest:
 			c.answer(m)
@@ -891,12 +891,9 @@ func connLost(reason error) error {
 	return fmt.Errorf("%w: %w", ErrClosed, reason)
 }
 
-// clockStart is the origin of wireMessage.arrived: a reading of the
-// monotonic clock.
-var clockStart = time.Now()
-
-// arrivedAt is when the read loop got m.
-func (m *wireMessage) arrivedAt() time.Time { return clockStart.Add(m.arrived) }
+// arrivedAt is when the read loop got m (on the package's one clock,
+// deadline.go).
+func (m *wireMessage) arrivedAt() time.Time { return monoStart.Add(m.arrived) }
 
 // paramsWriter is params that write their own JSON, which marshalMessage
 // puts in the message as they write it: the params of a list page and of
