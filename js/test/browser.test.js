@@ -7,24 +7,19 @@
 // module Web Worker.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startServer, MODES, urlFor } from "./helpers.js";
+import { startServer, MODES, urlFor, NO_CHROMIUM, launchChromium } from "./helpers.js";
 import { startTSServer } from "./ts-server.js";
 import { startHostileHTTP } from "./hostile-http.js";
 
-const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
-const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
-// Flags that keep Chromium off the (closed) network.
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const skip = NO_CHROMIUM;
 
 describe("in headless Chromium", { skip }, () => {
   let server, browser;
   const problems = [];
   before(async () => {
-    const { chromium } = await import("playwright-core");
     server = await startServer(["-static", fileURLToPath(new URL("..", import.meta.url))]);
-    browser = await chromium.launch({ executablePath: exe, args: ARGS, headless: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

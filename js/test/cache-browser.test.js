@@ -4,20 +4,16 @@
 // its script starts (test/browser/cache.html).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./helpers.js";
+import { startServer, NO_CHROMIUM, launchChromium } from "./helpers.js";
 
-const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
-const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const skip = NO_CHROMIUM;
 
 describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () => {
   let server, browser;
   before(async () => {
-    const { chromium } = await import("playwright-core");
     server = await startServer(["-static", fileURLToPath(new URL("..", import.meta.url))]);
-    browser = await chromium.launch({ executablePath: exe, args: ARGS, headless: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

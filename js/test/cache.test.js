@@ -83,7 +83,7 @@ describe("open() and the catalog cache", { timeout: 30000 }, () => {
       const closedEarly = open(server.ws);
       await closedEarly.close();
       await assert.rejects(closedEarly.ready, { name: "AbortError" });
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise(setImmediate); // an unhandled rejection is reported before the next turn
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }

@@ -3,9 +3,23 @@
 // for the event it needs, and proves that nothing else happened with a
 // sentinel change that must arrive after anything that was still coming.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const BIN = process.env.MCPLIVE_TESTSERVER;
+
+/** The Chromium the browser tests drive: $CHROMIUM or Debian's; undefined when there is none. */
+export const CHROMIUM = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
+/** The browser tests' skip reason: false when there is a Chromium. */
+export const NO_CHROMIUM = CHROMIUM ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
+// Flags that keep Chromium off the (closed) network.
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+/** launchChromium starts a headless Chromium through playwright-core. */
+export async function launchChromium() {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
 
 /**
  * startServer runs a test server; it stops with stop() or when this

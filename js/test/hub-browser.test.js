@@ -4,21 +4,17 @@
 // a call routed to each; a description change after approval.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./helpers.js";
+import { startServer, NO_CHROMIUM, launchChromium } from "./helpers.js";
 import { startTSServer } from "./ts-server.js";
 
-const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
-const skip = exe ? false : "no Chromium: install Debian's chromium or set CHROMIUM";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const skip = NO_CHROMIUM;
 
 describe("hub in headless Chromium", { skip }, () => {
   let server, ts, browser;
   before(async () => {
-    const { chromium } = await import("playwright-core");
     [server, ts] = await Promise.all([startServer(["-static", fileURLToPath(new URL("..", import.meta.url))]), startTSServer({ cors: true })]);
-    browser = await chromium.launch({ executablePath: exe, args: ARGS, headless: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

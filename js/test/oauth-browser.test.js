@@ -11,22 +11,19 @@
 // full-page redirect flow.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { NO_CHROMIUM, launchChromium } from "./helpers.js";
 import { fileURLToPath } from "node:url";
 import { startProtected } from "./authserver.js";
 
-const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
-const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const skip = NO_CHROMIUM;
 const TTL = 3; // seconds: the access tokens' lifetime
 
 describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, () => {
   let env, browser;
   const problems = [];
   before(async () => {
-    const { chromium } = await import("playwright-core");
     env = await startProtected({ args: ["-static", fileURLToPath(new URL("..", import.meta.url))], accessTtl: TTL });
-    browser = await chromium.launch({ executablePath: exe, args: ARGS, headless: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

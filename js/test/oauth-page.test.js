@@ -7,21 +7,17 @@
 // authorization server are in the browser tests of the oidc-provider setup.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./helpers.js";
+import { startServer, NO_CHROMIUM, launchChromium } from "./helpers.js";
 
-const exe = [process.env.CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => p && existsSync(p));
-const skip = exe ? false : "no Chromium: install Debian's chromium (../build.sh test does) or set CHROMIUM";
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const skip = NO_CHROMIUM;
 
 describe("mcplive/oauth in headless Chromium", { skip }, () => {
   let server, browser, page;
   const problems = [];
   before(async () => {
-    const { chromium } = await import("playwright-core");
     server = await startServer(["-static", fileURLToPath(new URL("..", import.meta.url))]);
-    browser = await chromium.launch({ executablePath: exe, args: ARGS, headless: true });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
     await page.goto(`${server.http}/js/test/browser/oauth.html`);
