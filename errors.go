@@ -68,13 +68,10 @@ func protocolError(format string, args ...any) error {
 // methodErr says that method failed with err, naming the method once:
 // errors of a request already start with its method.
 func methodErr(method string, err error) error {
-	if msg := strings.TrimPrefix(err.Error(), "mcplive: "); strings.HasPrefix(msg, method+":") {
-		if msg != err.Error() {
-			return err // named already, with the package's prefix
-		}
-		return fmt.Errorf("mcplive: %w", err)
+	if err = namedFor(method, err); strings.HasPrefix(err.Error(), "mcplive: ") {
+		return err
 	}
-	return fmt.Errorf("mcplive: %s: %w", method, err)
+	return fmt.Errorf("mcplive: %w", err)
 }
 
 // namedFor prefixes err with method unless it names the method already
