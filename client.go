@@ -195,29 +195,6 @@ func (c *Client) Close() error {
 	return nil
 }
 
-func (c *Client) eventLoop() {
-	defer close(c.evDone)
-	c.eventsG.Store(goid())
-	for {
-		fn, ok := c.events.pop()
-		if !ok {
-			return
-		}
-		c.safeCall(fn)
-	}
-}
-
-// safeCall runs a subscriber callback; a panic in it is logged, not fatal
-// (in wasm a panic would end the runtime for the whole page).
-func (c *Client) safeCall(fn func()) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.opts.Logger.Error("mcplive: subscriber panicked", "panic", r)
-		}
-	}()
-	fn()
-}
-
 func (c *Client) setState(s State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

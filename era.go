@@ -224,7 +224,8 @@ func (s *Session) setMeta(version, logLevel string) {
 }
 
 // withMeta returns params with the modern _meta merged into its own
-// (a progress token, say); params unchanged in the legacy era.
+// (a progress token, say); params unchanged in the legacy era (where
+// requestVia does not call it).
 func (s *Session) withMeta(params any) (any, error) {
 	mp := s.meta.Load()
 	if !s.modern || mp == nil {

@@ -35,15 +35,32 @@ type toolParams struct {
 	err   error
 }
 
-// scanParams reads the x-mcp-header marks of a tool's inputSchema; nil
-// when it has none. It runs once per tool when a list is decoded (a reused
-// tool keeps its result), and reads the schema only when its bytes may
-// hold a mark: the name itself, or an escape (a "\u" could spell it).
-func scanParams(schema json.RawMessage) *toolParams {
-	if len(schema) == 0 {
+// toolParamsOf reads the x-mcp-header marks of a tool (its raw JSON) from
+// its inputSchema; nil when it has none. toolsListed keeps the result with
+// the item (noteSlots), so it runs once per new or changed tool, and it
+// reads the schema only when the tool's bytes may hold a mark: the name
+// itself, or an escape (a "\u" could spell it).
+func toolParamsOf(tool json.RawMessage) *toolParams {
+	if len(tool) == 0 {
 		return nil
 	}
-	if text := unsafe.String(&schema[0], len(schema)); !strings.Contains(text, paramAnnotation) && !strings.Contains(text, `\u`) {
+	if text := unsafe.String(&tool[0], len(tool)); !strings.Contains(text, paramAnnotation) && !strings.Contains(text, `\u`) {
+		return nil
+	}
+	var schema []byte
+	_, _ = forEachMember(tool, func(k string, v []byte) error {
+		if fieldIs(k, "inputSchema") {
+			schema = v
+		}
+		return nil
+	})
+	return scanParams(schema)
+}
+
+// scanParams reads the x-mcp-header marks of a tool's inputSchema (valid
+// JSON, as the walk checked it); nil when it has none.
+func scanParams(schema []byte) *toolParams {
+	if len(schema) == 0 || schema[0] != '{' {
 		return nil
 	}
 	p := &toolParams{}
@@ -169,14 +186,11 @@ func validParamName(name string) bool {
 // declarations of the others are kept for the tools/call requests that
 // follow.
 func (c *httpConn) toolsListed(items itemSlice, log Logger) itemSlice {
-	tools, ok := items.(interface{ paramsOf(i int) *toolParams })
-	if !ok {
-		return items
-	}
+	slots, _ := items.(noteSlots)
 	var decls map[string][]paramDecl
 	var keep []int // nil while every tool is kept
 	for i := range items.Len() {
-		p := tools.paramsOf(i)
+		p := paramsOf(items, slots, i)
 		if p != nil && p.err != nil {
 			log.Warn("mcplive: a tool with invalid x-mcp-header marks is left out of the tools list", "tool", items.Key(i), "err", p.err.Error())
 			if keep == nil {
@@ -204,15 +218,23 @@ func (c *httpConn) toolsListed(items itemSlice, log Logger) itemSlice {
 	return items.pick(keep)
 }
 
-// paramsOf returns the x-mcp-header marks of tool i (nil for other kinds).
-func (e entries[T]) paramsOf(i int) *toolParams {
-	if t, ok := any(&e[i]).(*Tool); ok {
-		return t.params
+// paramsOf returns the x-mcp-header marks of tool i of items, read once and
+// then kept in the item's slot (a tool reused by a re-list keeps it).
+func paramsOf(items itemSlice, slots noteSlots, i int) *toolParams {
+	var slot *any
+	if slots != nil {
+		slot = slots.note(i)
 	}
-	return nil
+	if slot == nil {
+		return toolParamsOf(items.RawJSON(i))
+	}
+	if p, ok := (*slot).(*toolParams); ok {
+		return p
+	}
+	p := toolParamsOf(items.RawJSON(i))
+	*slot = p // a nil *toolParams too: "no marks" is kept as well
+	return p
 }
-
-func (e rawEntries) paramsOf(i int) *toolParams { return e[i].params }
 
 // storeParams keeps the declarations of the tools last listed, for the
 // tools/call requests that follow.

@@ -176,8 +176,70 @@ func TestSetParamHeaders(t *testing.T) {
 // A tools list without any x-mcp-header mark is not decoded again for it:
 // the scan is a byte search that finds nothing.
 func TestScanParamsByteSearchFirst(t *testing.T) {
-	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
-	if n := testing.AllocsPerRun(100, func() { scanParams(schema) }); n != 0 {
-		t.Fatalf("scanParams of a schema without marks allocates %v times, want 0 (no decoding)", n)
+	tool := json.RawMessage(`{"name":"t","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`)
+	if n := testing.AllocsPerRun(100, func() { toolParamsOf(tool) }); n != 0 {
+		t.Fatalf("toolParamsOf of a tool without marks allocates %v times, want 0 (no decoding)", n)
+	}
+}
+
+// TestToolsListedReadsEachToolOnce: the paramMirror reads a tool's marks
+// when it first sees the tool and keeps them in the item's slot; a re-list
+// that reuses the tool (raw JSON byte for byte the same) hands the slot on,
+// and a changed tool is read again. Typed lists (no RawItems) keep them
+// alike.
+func TestToolsListedReadsEachToolOnce(t *testing.T) {
+	const (
+		marked  = `{"name":"a","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}}`
+		plain   = `{"name":"b","inputSchema":{"type":"object"}}`
+		changed = `{"name":"a","inputSchema":{"type":"object","properties":{"z":{"type":"string","x-mcp-header":"Zone"}}}}`
+	)
+	spec, _ := specOf(KindTools)
+	for _, raw := range []bool{true, false} {
+		build := func(prev Entries, items ...string) itemSlice {
+			var b builder
+			if raw {
+				b = newRawBuild(spec)(prev)
+			} else {
+				b = newBuild[Tool, *Tool](prev)
+			}
+			if prev == nil || prev.Len() == 0 {
+				if err := decodeItems(spec, rawPages(t, spec, `{"tools":[`+strings.Join(items, ",")+`]}`), b); err != nil {
+					t.Fatal(err)
+				}
+				return b.items()
+			}
+			b.grow(len(items))
+			for i, it := range items {
+				if i < prev.Len() && string(prev.RawJSON(i)) == it {
+					b.reuse(i, i+1)
+				} else if _, err := b.add([]byte(it)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return b.items()
+		}
+		c := &httpConn{}
+		first := build(nil, marked, plain)
+		c.toolsListed(first, nopLogger{})
+		p0 := (*first.(noteSlots).note(0)).(*toolParams)
+		if p0 == nil || len(p0.decls) != 1 || p0.decls[0].name != "Region" {
+			t.Fatalf("raw %v: tool a's marks %+v, want Region", raw, p0)
+		}
+		if n := first.(noteSlots).note(1); *n == nil || (*n).(*toolParams) != nil {
+			t.Fatalf("raw %v: tool b's slot %v, want a kept nil (no marks)", raw, *n)
+		}
+		again := build(first, marked, plain)
+		if p := *again.(noteSlots).note(0); p != any(p0) {
+			t.Errorf("raw %v: the reused tool a was read again (%v, want the kept %v)", raw, p, p0)
+		}
+		c.toolsListed(again, nopLogger{})
+		third := build(again, changed, plain)
+		c.toolsListed(third, nopLogger{})
+		if p := (*third.(noteSlots).note(0)).(*toolParams); p == nil || p.decls[0].name != "Zone" {
+			t.Errorf("raw %v: the changed tool a's marks %+v, want Zone", raw, p)
+		}
+		if d := (*c.params.Load())["a"]; len(d) != 1 || d[0].name != "Zone" {
+			t.Errorf("raw %v: declarations kept for tools/call %+v, want a's Zone", raw, d)
+		}
 	}
 }

@@ -57,7 +57,9 @@ func TestPathTrace(t *testing.T) {
 			}
 			defer c.Close()
 			changed := make(chan struct{}, 1)
-			defer c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
+			// Watched as the wasm binding watches a list (wasm/lists.go,
+			// watchList): the raw view, nothing decoded.
+			defer c.Tools().WatchView(func(u mcplive.ViewUpdate) {
 				if u.Cause == mcplive.CauseNotification {
 					changed <- struct{}{}
 				}

@@ -154,3 +154,29 @@ func (w *watchers[T]) publish(events *fifo[func()], v T) {
 		}
 	})
 }
+
+// The Client's event goroutine runs, in order, what its lists and its
+// state queued on c.events (watchers.publish): the subscriber callbacks.
+
+func (c *Client) eventLoop() {
+	defer close(c.evDone)
+	c.eventsG.Store(goid())
+	for {
+		fn, ok := c.events.pop()
+		if !ok {
+			return
+		}
+		c.safeCall(fn)
+	}
+}
+
+// safeCall runs a subscriber callback; a panic in it is logged, not fatal
+// (in wasm a panic would end the runtime for the whole page).
+func (c *Client) safeCall(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.opts.Logger.Error("mcplive: subscriber panicked", "panic", r)
+		}
+	}()
+	fn()
+}

@@ -14,9 +14,9 @@ import (
 
 // rawItem is an item of a RawItems list.
 type rawItem struct {
-	key    string
-	raw    json.RawMessage
-	params *toolParams // a tool's x-mcp-header marks (http_params.go)
+	key  string
+	raw  json.RawMessage
+	note any // what a transport read of it (transport.go, noteSlots)
 }
 
 // rawEntries is the itemSlice of a RawItems list.
@@ -25,6 +25,7 @@ type rawEntries []rawItem
 func (e rawEntries) Len() int                      { return len(e) }
 func (e rawEntries) Key(i int) string              { return e[i].key }
 func (e rawEntries) RawJSON(i int) json.RawMessage { return e[i].raw }
+func (e rawEntries) note(i int) *any               { return &e[i].note }
 
 func (e rawEntries) pick(idx []int) itemSlice {
 	if len(idx) == 0 {
@@ -55,11 +56,10 @@ func decodeRaw[T Item](e rawEntries) []T {
 }
 
 // rawBuild is the builder of a RawItems list: it validates a new item's
-// JSON and reads its key (and a tool's inputSchema, for its x-mcp-header
-// marks) in one pass of the scanner, and decodes nothing else.
+// JSON and reads its key in one pass of the scanner, and decodes nothing
+// else.
 type rawBuild struct {
 	keyField string
-	tools    bool
 	prev     rawEntries
 	out      rawEntries
 }
@@ -67,7 +67,7 @@ type rawBuild struct {
 func newRawBuild(spec kindSpec) func(prev Entries) builder {
 	return func(prev Entries) builder {
 		p, _ := prev.(rawEntries)
-		return &rawBuild{keyField: spec.key, tools: spec.kind == KindTools, prev: p}
+		return &rawBuild{keyField: spec.key, prev: p}
 	}
 }
 
@@ -96,13 +96,8 @@ func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
 		return "", checkJSON(raw)
 	}
 	end, err := scanObject(raw, 0, 1, func(k, v []byte) error {
-		switch {
-		case isKey(k, b.keyField):
-			if v[0] == '"' {
-				it.key = unquote(v)
-			}
-		case b.tools && isKey(k, "inputSchema"):
-			it.params = scanParams(json.RawMessage(v))
+		if isKey(k, b.keyField) && v[0] == '"' {
+			it.key = unquote(v)
 		}
 		return nil
 	})

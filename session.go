@@ -216,9 +216,11 @@ func (s *Session) requestPage(ctx context.Context, method string, params any, af
 // requestVia is requestRaw with the rpcConn call that sends the request.
 func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
 	var none R
-	params, err := s.withMeta(params)
-	if err != nil {
-		return none, fmt.Errorf("%s: %w", method, err)
+	if s.modern { // a legacy request is sent as it is
+		var err error
+		if params, err = s.withMeta(params); err != nil {
+			return none, fmt.Errorf("%s: %w", method, err)
+		}
 	}
 	// The connection bounds the request by s.opts.RequestTimeout
 	// (newRPCConn; deadline.go).

@@ -103,6 +103,16 @@ type paramMirror interface {
 	toolsListed(tools itemSlice, log Logger) itemSlice
 }
 
+// noteSlots is implemented by the item slices of a list (rawEntries,
+// entries[T]): one slot per item, nil until a transport's paramMirror keeps
+// there what it read of the item; a re-list that reuses an unchanged item
+// reuses its slot, so the transport reads each item once. Nothing else
+// reads or writes the slots, and a transport without the feature leaves
+// them empty. note returns nil for an item kind without one.
+type noteSlots interface {
+	note(i int) *any
+}
+
 // Defaults used where an option is zero.
 const (
 	DefaultReadLimit      = 16 << 20

@@ -59,7 +59,7 @@ type Tool struct {
 	Meta         json.RawMessage  `json:"_meta,omitempty"`
 	Raw          json.RawMessage  `json:"-"`
 
-	params *toolParams // its x-mcp-header marks (http_params.go)
+	note any // what a transport read of it (transport.go, noteSlots)
 }
 
 // PromptArgument describes one argument of a prompt template.
@@ -132,10 +132,8 @@ func (r Resource) RawJSON() json.RawMessage { return r.Raw }
 // RawJSON returns the item exactly as the server sent it.
 func (r ResourceTemplate) RawJSON() json.RawMessage { return r.Raw }
 
-// setRaw is called once per decoded item (a re-list reuses unchanged ones):
-// a tool's x-mcp-header marks are read there, not on every call.
-func (t *Tool) setRaw(raw json.RawMessage) { t.Raw, t.params = raw, scanParams(t.InputSchema) }
-
+// setRaw is called once per decoded item (a re-list reuses unchanged ones).
+func (t *Tool) setRaw(raw json.RawMessage)             { t.Raw = raw }
 func (p *Prompt) setRaw(raw json.RawMessage)           { p.Raw = raw }
 func (r *Resource) setRaw(raw json.RawMessage)         { r.Raw = raw }
 func (r *ResourceTemplate) setRaw(raw json.RawMessage) { r.Raw = raw }

@@ -49,6 +49,13 @@ func (e entries[T]) Len() int                      { return len(e) }
 func (e entries[T]) Key(i int) string              { return e[i].Key() }
 func (e entries[T]) RawJSON(i int) json.RawMessage { return e[i].RawJSON() }
 
+func (e entries[T]) note(i int) *any {
+	if t, ok := any(&e[i]).(*Tool); ok {
+		return &t.note
+	}
+	return nil
+}
+
 // itemSlice is entries[T] for the kind-independent code of a List: the
 // items of a snapshot or an update, whatever their kind.
 type itemSlice interface {
