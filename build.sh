@@ -154,7 +154,7 @@ test_go() {
   # seen once in CI here (FuzzParseListPage, 2026-12-01). A count has no
   # deadline to race; FUZZTIME overrides it (e.g. FUZZTIME=60s for a long run).
   go test -run '^$' -fuzz '^FuzzDecodeMessage$' -fuzztime "${FUZZTIME:-30000x}" .
-  go test -run '^$' -fuzz '^FuzzScanMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzScanMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" ./internal/jsontext
   go test -run '^$' -fuzz '^FuzzParseListPage$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireEncodersMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .

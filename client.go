@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // State is the state of a Client's connection.
@@ -158,7 +160,7 @@ func (c *Client) Capabilities() json.RawMessage {
 // is not a valid object).
 func capabilitiesOf(raw json.RawMessage) json.RawMessage {
 	var caps json.RawMessage
-	if decodeTop(raw, "result", []wireField{{"capabilities", &caps}}) != nil {
+	if jsontext.Decode(raw, "result", []jsontext.Field{{Name: "capabilities", Dst: &caps}}) != nil {
 		return nil
 	}
 	return caps

@@ -42,7 +42,8 @@
 // Each layer calls only the ones below it; what a layer needs of the one
 // above (the session a walk lists on, the handler of notifications) it is
 // handed. Optional transport features sit behind the interfaces of
-// transport.go (describedWriter, entryReader, paramMirror, sessionUpdater).
+// transport.go (describedWriter, entryReader, paramMirror, noteSlots,
+// sessionUpdater).
 // The steps, in call order, as TestDocPath checks them against the code
 // (each names its files and, in parentheses, the functions it runs):
 //
@@ -53,9 +54,10 @@
 //     stream re-opened without an event id to resume from is a gap
 //     (entryReader), which the session turns into the list_changed of every
 //     kind (feed.go, Session.onEventsMissed).
-//  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope), jsonscan.go
-//     (forEachMemberWith), queue.go (fifo.push, fifo.pop), jsonrpc.go
-//     (rpcConn.dispatchLoop): the envelope is checked, the notification
+//  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope),
+//     internal/jsontext/scan.go (ForEachMemberWith), queue.go (fifo.push,
+//     fifo.pop), jsonrpc.go (rpcConn.dispatchLoop): the envelope is checked
+//     by the JSON scanner, which knows nothing of MCP, the notification
 //     stamped with its arrival and queued; the dispatcher hands it, in
 //     arrival order, to the session's handler.
 //  3. feed.go (Session.handleNotification, Session.onListChanged), kinds.go
@@ -70,44 +72,47 @@
 //     walker takes the current session and its epoch from the slot it was
 //     handed.
 //  5. walk.go (relist, Session.listRaw), session.go (Session.requestPage,
-//     requestVia), era.go (Session.withMeta), jsonrpc.go (rpcConn.exchange,
-//     marshalMessage, describe, rpcConn.write): every page is requested;
-//     the params write themselves (paramsWriter) and the transport is
-//     handed the message's description with its bytes (describedWriter).
+//     requestVia), jsonrpc.go (rpcConn.exchange, marshalMessage, describe,
+//     rpcConn.write): every page is requested; in 2026-07-28 it carries the
+//     era's _meta (era.go, Session.withMeta); the params write themselves
+//     (paramsWriter) and the transport is handed the message's description
+//     with its bytes (describedWriter).
 //  6. websocket.go (wsConn.Write), or http.go (httpConn.writeDescribed),
 //     http_request.go (httpConn.send): the request goes out; its response
 //     comes back as in steps 1 and 2, and jsonrpc.go (rpcConn.deliver)
 //     hands it to the waiting request.
-//  7. jsonscan.go (parseListPage), walk.go (relist), rawitems.go
-//     (rawBuild.add), walk.go (Session.listed): the page is split into its
-//     items; only new or changed items are decoded; in 2026-07-28 over
+//  7. walk.go (parseListPage, relist), internal/jsontext/scan.go
+//     (SplitArrayAt), rawitems.go (rawBuild.add), walk.go (Session.listed):
+//     the page is split into its items; only new or changed items are
+//     validated and keyed, and nothing is decoded; in 2026-07-28 over
 //     Streamable HTTP the tools list goes through the transport's
-//     paramMirror (http_params.go, httpConn.toolsListed).
+//     paramMirror (http_params.go, httpConn.toolsListed), which reads each
+//     new tool's x-mcp-header marks once and keeps them in the item's slot
+//     (noteSlots).
 //  8. sync.go (sessionSlot.ifCurrent), list.go (list.apply, diff,
 //     list.publish), queue.go (watchers.publish): unless a newer session
 //     has taken over, the list swaps the items, computes the diff and
-//     queues one Update for the subscribers registered now.
-//  9. client.go (Client.eventLoop), queue.go (watchers.still), list.go
-//     (List.Subscribe): the Client's event goroutine runs what the lists
-//     queued: their subscribers that are registered still, in order.
+//     queues one update for the watchers registered now.
+//  9. queue.go (Client.eventLoop, Client.safeCall, watchers.still): the
+//     Client's event goroutine runs what the lists queued: their watchers
+//     that are registered still, in order.
 //  10. wasm/lists.go (watchList, listMsg.encode), wasm/hooks.go
-//     (hooks.list): the binding's watcher encodes the change (keys, added
-//     and changed items' raw JSON, removed keys, cause, latency) and hands
-//     it to JS in one crossing.
+//     (hooks.list): the binding's watcher (List.WatchView) encodes the
+//     change (keys, added and changed items' raw JSON, removed keys, cause,
+//     latency) and hands it to JS in one crossing.
 //  11. js/src/client.js (createClient), js/src/lists.js (apply): the hook
 //     applies the message: a new frozen items array that reuses the
 //     objects of unchanged items.
 //  12. js/src/store.js (set): the store calls every subscriber.
 //
-// Measured by TestPathTrace with internal/cmd/pathtrace (the root
-// package's functions whose coverage count grows when a go-sdk server adds
-// one tool to a one-page list, raw items as in the wasm build; add the 2
-// wasm and 3 JS files above): over WebSocket in 2025-11-25, 19 files and
-// 91 functions (90 before the calls back up were cut); over Streamable
-// HTTP in 2026-07-28, 23 files and 122 functions (24 and 124 before: the
-// transport no longer decodes each message it writes). No call goes back
-// up: the walker takes the session, its epoch and the apply-if-current
-// from the sessionSlot it is handed, the session hands a tools list down
-// to the transport's paramMirror, and the transport is handed each
-// message's description.
+// Measured by TestPathTrace with internal/cmd/pathtrace (the functions of
+// the root package and internal/jsontext whose coverage count grows when
+// a go-sdk server adds one tool to a one-page list, watched as the binding
+// watches it; add the 2 wasm and 3 JS files above): over WebSocket in
+// 2025-11-25, 14 files and 86 functions; over Streamable HTTP in
+// 2026-07-28, 20 files and 124 functions (docs/architecture.md has the
+// lists and the counts before). No call goes back up: the walker takes the
+// session, its epoch and the apply-if-current from the sessionSlot it is
+// handed, the session hands a tools list down to the transport's
+// paramMirror, and the transport is handed each message's description.
 package mcplive

@@ -188,7 +188,7 @@ func TestDocPathOrder(t *testing.T) {
 	}
 	defer c.Close()
 	got := make(chan struct{}, 1)
-	defer c.Tools().Subscribe(func(u Update[Tool]) {
+	defer c.Tools().WatchView(func(u ViewUpdate) { // as the wasm binding watches
 		if u.Cause == CauseNotification {
 			record()
 			got <- struct{}{}
@@ -212,7 +212,7 @@ func TestDocPathOrder(t *testing.T) {
 	for _, s := range stacks {
 		seen = append(seen, s...)
 	}
-	for _, want := range []string{"jsonrpc.go", "feed.go", "sync.go", "walk.go", "session.go", "list.go", "client.go"} {
+	for _, want := range []string{"jsonrpc.go", "feed.go", "sync.go", "walk.go", "session.go", "queue.go"} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("the change did not pass %s: %v", want, stacks)
 		}

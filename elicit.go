@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Elicitation: a server asks the user, through the client, for input it
@@ -67,12 +69,12 @@ func (s *Session) serverRequests() map[string]requestHandler {
 // the server sent them), checks the answer and fills in the schema's
 // defaults. A request it cannot take, or a bad answer, is an *RPCError.
 func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
-	// params come from a validated message: walkMembers reads them without
+	// params come from a validated message: jsontext.WalkMembers reads them without
 	// a decoder type of their own (each costs the wasm).
 	req := &ElicitRequest{Raw: params}
 	var mode string
-	ok := walkMembers(params, func(key, val []byte) {
-		switch unquote(key) {
+	ok := jsontext.WalkMembers(params, func(key, val []byte) {
+		switch jsontext.Unquote(key) {
 		case "message":
 			req.Message = unquoteString(val)
 		case "requestedSchema":
@@ -120,17 +122,17 @@ func withDefaults(schema json.RawMessage, content map[string]any) map[string]any
 	if out == nil {
 		out = map[string]any{}
 	}
-	walkMembers(schema, func(key, props []byte) {
-		if unquote(key) != "properties" {
+	jsontext.WalkMembers(schema, func(key, props []byte) {
+		if jsontext.Unquote(key) != "properties" {
 			return
 		}
-		walkMembers(props, func(name, prop []byte) {
-			field := unquote(name)
+		jsontext.WalkMembers(props, func(name, prop []byte) {
+			field := jsontext.Unquote(name)
 			if _, set := out[field]; set {
 				return
 			}
-			walkMembers(prop, func(k, v []byte) {
-				if unquote(k) == "default" {
+			jsontext.WalkMembers(prop, func(k, v []byte) {
+				if jsontext.Unquote(k) == "default" {
 					out[field] = json.RawMessage(v)
 				}
 			})
@@ -151,7 +153,7 @@ func acceptsInput(method string) bool {
 // and sends the call again, with a new id, the responses and the echoed
 // requestState, until the server answers with a complete result. Each
 // round trip is bounded by the request timeout; the app's handler only by
-// ctx. (The result is read with walkMembers, not decoded into types of its
+// ctx. (The result is read with jsontext.WalkMembers, not decoded into types of its
 // own: every reflected type costs the wasm.)
 func (s *Session) fulfil(ctx context.Context, method string, params map[string]any, raw json.RawMessage) (json.RawMessage, error) {
 	for round := 1; topString(raw, "resultType") == resultTypeInputRequired; round++ {
@@ -167,8 +169,8 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 			}
 		}
 		var requests, state []byte
-		walkMembers(raw, func(key, val []byte) {
-			switch unquote(key) {
+		jsontext.WalkMembers(raw, func(key, val []byte) {
+			switch jsontext.Unquote(key) {
 			case "inputRequests":
 				requests = val
 			case "requestState":
@@ -177,17 +179,17 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 		})
 		responses := map[string]any{}
 		var err error
-		walkMembers(requests, func(key, val []byte) {
+		jsontext.WalkMembers(requests, func(key, val []byte) {
 			if err != nil {
 				return
 			}
 			var p []byte
-			walkMembers(val, func(k, v []byte) {
-				if unquote(k) == "params" {
+			jsontext.WalkMembers(val, func(k, v []byte) {
+				if jsontext.Unquote(k) == "params" {
 					p = v
 				}
 			})
-			name, what := unquote(key), topString(val, "method")
+			name, what := jsontext.Unquote(key), topString(val, "method")
 			if what != methodElicit || s.opts.OnElicit == nil {
 				err = fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, what, name, noInputReason(what))
 				return
@@ -253,7 +255,7 @@ func unquoteString(val []byte) string {
 	if len(val) == 0 || val[0] != '"' {
 		return ""
 	}
-	return unquote(val)
+	return jsontext.Unquote(val)
 }
 
 // noInputReason says why the client cannot fulfil an input request.

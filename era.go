@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // A session speaks one of two eras. Legacy (2025-11-25 and older): an
@@ -134,7 +136,7 @@ func (e *legacyAnswer) Unwrap() error { return e.err }
 // supportedOf returns data.supported of an UnsupportedProtocolVersion error.
 func supportedOf(e *RPCError) []string {
 	var supported []string
-	if decodeTop(e.Data, "data", []wireField{{"supported", &supported}}) != nil {
+	if jsontext.Decode(e.Data, "data", []jsontext.Field{{Name: "supported", Dst: &supported}}) != nil {
 		return nil
 	}
 	return supported
@@ -250,13 +252,13 @@ func (s *Session) withMeta(params any) (any, error) {
 			return nil, err
 		}
 		if err := decodeRawMap(b, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("mcplive: params are not a JSON object: %s", snippet(b))
+			return nil, fmt.Errorf("mcplive: params are not a JSON object: %s", jsontext.Snippet(b))
 		}
 	}
 	if own, ok := obj["_meta"]; ok {
 		merged := map[string]json.RawMessage{}
 		if err := decodeRawMap(own, &merged); err != nil {
-			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", snippet(own))
+			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", jsontext.Snippet(own))
 		}
 		var ours map[string]json.RawMessage
 		_ = decodeRawMap(mp.raw, &ours)
@@ -314,9 +316,9 @@ func checkResult(method string, raw json.RawMessage) error {
 // was validated before its caller saw it; "" when absent or not a string.
 func topString(res []byte, name string) string {
 	var out string
-	walkMembers(res, func(key, val []byte) {
-		if len(val) > 0 && val[0] == '"' && unquote(key) == name {
-			out = unquote(val)
+	jsontext.WalkMembers(res, func(key, val []byte) {
+		if len(val) > 0 && val[0] == '"' && jsontext.Unquote(key) == name {
+			out = jsontext.Unquote(val)
 		}
 	})
 	return out

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The change feed: a session turns what it hears into invalidations, "kind
@@ -85,7 +87,7 @@ func (s *Session) onLog(m *wireMessage) {
 
 func (s *Session) onResourceUpdated(m *wireMessage) {
 	var uri string
-	if decodeTop(m.Params, "params", []wireField{{"uri", &uri}}) == nil {
+	if jsontext.Decode(m.Params, "params", []jsontext.Field{{Name: "uri", Dst: &uri}}) == nil {
 		s.feed.resourceUpdated(uri)
 	}
 }

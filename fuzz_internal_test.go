@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // decodeSeeds are valid and broken messages: the fuzzer starts from them.
@@ -79,7 +81,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		if len(m.ID) > 0 && isResponseTo(data, m.ID) != (kind == kindResponse) {
 			t.Fatalf("isResponseTo(%q, %s) = %v for a message of kind %d", data, m.ID, !(kind == kindResponse), kind)
 		}
-		if m.Result != nil && checkJSON(m.Result) != nil {
+		if m.Result != nil && jsontext.Check(m.Result) != nil {
 			// A result is validated by whoever reads it (see
 			// parseEnvelope): rpcConn.callWith refuses this one.
 			return
@@ -152,39 +154,4 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
-}
-
-// FuzzSplitArray checks splitArray against encoding/json on valid JSON:
-// the same elements, byte for byte, and an array (or null) exactly when
-// json sees one. On invalid JSON, which it never gets, it must not panic.
-func FuzzSplitArray(f *testing.F) {
-	for _, s := range []string{
-		`[]`, ` [ ] `, `null`, `[1]`, `[1,2,3]`, `[ {"a":"]"} , [1,[2]] ,"x\"]" , null ,true]`,
-		`[{"name":"t","inputSchema":{"type":"object"}},{"name":"u"}]`, `{}`, `"[1]"`, `1`,
-		`[1,]`, `[,1]`, `[`, `["\\"]`, `[1] x`, "[\"\u00e9\",\n\t1\r]",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := splitArray(data)
-		if !json.Valid(data) {
-			return
-		}
-		var want []json.RawMessage
-		isArray := json.Unmarshal(data, &want) == nil
-		if ok != isArray {
-			t.Fatalf("splitArray(%q) ok=%v, json says array=%v", data, ok, isArray)
-		}
-		if !ok {
-			return
-		}
-		if len(got) != len(want) {
-			t.Fatalf("splitArray(%q): %d elements, json %d", data, len(got), len(want))
-		}
-		for i := range got {
-			if !bytes.Equal(got[i], want[i]) || cap(got[i]) != len(got[i]) {
-				t.Fatalf("splitArray(%q)[%d] = %q (cap %d), json %q", data, i, got[i], cap(got[i]), want[i])
-			}
-		}
-	})
 }

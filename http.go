@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Header names of the Streamable HTTP transport.
@@ -325,7 +327,7 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 		Method string
 		Params json.RawMessage
 	}
-	if err := decodeTop(msg, "message", []wireField{{"id", &env.ID}, {"method", &env.Method}, {"params", &env.Params}}); err != nil {
+	if err := jsontext.Decode(msg, "message", []jsontext.Field{{Name: "id", Dst: &env.ID}, {Name: "method", Dst: &env.Method}, {Name: "params", Dst: &env.Params}}); err != nil {
 		return outgoing{}, fmt.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
 	}
 	m := outgoing{method: env.Method}
@@ -335,8 +337,8 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 	if len(env.Params) > 0 && env.Params[0] == '{' {
 		var name, uri string
 		// Best effort: the headers are extras.
-		_ = decodeTop(env.Params, "params", []wireField{{"name", &name}, {"uri", &uri}, {"_meta", func(v []byte) error {
-			return decodeFields(v, "_meta", []wireField{{metaProtocolVersion, &m.version}})
+		_ = jsontext.Decode(env.Params, "params", []jsontext.Field{{Name: "name", Dst: &name}, {Name: "uri", Dst: &uri}, {Name: "_meta", Dst: func(v []byte) error {
+			return jsontext.DecodeFields(v, "_meta", []jsontext.Field{{Name: metaProtocolVersion, Dst: &m.version}})
 		}}})
 		m.name = name
 		if m.name == "" {

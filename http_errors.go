@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The errors of the Streamable HTTP transport: what an HTTP status, a
@@ -97,7 +99,7 @@ func jsonRPCErrorBody(body []byte) json.RawMessage {
 		JSONRPC string
 		Error   json.RawMessage
 	}
-	if decodeTop(body, "body", []wireField{{"jsonrpc", &v.JSONRPC}, {"error", &v.Error}}) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
+	if jsontext.Decode(body, "body", []jsontext.Field{{Name: "jsonrpc", Dst: &v.JSONRPC}, {Name: "error", Dst: &v.Error}}) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
 		return nil
 	}
 	var e RPCError

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"syscall/js"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 func defaultRoundTripper() (roundTripper, func()) { return fetchTransport{}, nil }
@@ -154,10 +156,10 @@ func responseHeader(h js.Value) Header {
 	header := Header{}
 	global := js.Global()
 	text := global.Get("JSON").Call("stringify", global.Get("Object").Call("fromEntries", h)).String()
-	_, _ = forEachMember([]byte(text), func(k string, v []byte) error {
+	_, _ = jsontext.ForEachMember([]byte(text), func(k string, v []byte) error {
 		if len(v) > 0 && v[0] == '"' {
 			key := canonicalHeaderKey(k)
-			header[key] = append(header[key], unquote(v))
+			header[key] = append(header[key], jsontext.Unquote(v))
 		}
 		return nil
 	})

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Custom headers from tool parameters (2026-07-28, Streamable HTTP; SEP-2243):
@@ -48,8 +50,8 @@ func toolParamsOf(tool json.RawMessage) *toolParams {
 		return nil
 	}
 	var schema []byte
-	_, _ = forEachMember(tool, func(k string, v []byte) error {
-		if fieldIs(k, "inputSchema") {
+	_, _ = jsontext.ForEachMember(tool, func(k string, v []byte) error {
+		if jsontext.FieldIs(k, "inputSchema") {
 			schema = v
 		}
 		return nil
@@ -132,7 +134,7 @@ func scanNode(node []byte, path []string, reachable bool, seen map[string]string
 		case in < 5:
 			_, subs = members(vals[i])
 		case vals[i][0] == '[':
-			_, _ = scanArray(vals[i], 0, 1, func(v []byte) { subs = append(subs, v) })
+			_, _ = jsontext.ScanArray(vals[i], 0, 1, func(v []byte) { subs = append(subs, v) })
 		default:
 			subs = vals[i : i+1]
 		}
@@ -152,7 +154,7 @@ func scanNode(node []byte, path []string, reachable bool, seen map[string]string
 // members returns the keys and values of a JSON object, in order; none
 // for any other value.
 func members(obj []byte) (keys []string, vals [][]byte) {
-	_, _ = forEachMember(obj, func(k string, v []byte) error {
+	_, _ = jsontext.ForEachMember(obj, func(k string, v []byte) error {
 		keys, vals = append(keys, k), append(vals, v)
 		return nil
 	})
@@ -165,7 +167,7 @@ func jsonString(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	return unquote(v)
+	return jsontext.Unquote(v)
 }
 
 // validParamName reports whether name is an HTTP field-name token (RFC
@@ -252,8 +254,8 @@ func (c *httpConn) setParamHeaders(h Header, tool string, msg []byte) {
 		return
 	}
 	var arguments json.RawMessage
-	if decodeTop(msg, "message", []wireField{{"params", func(v []byte) error {
-		return decodeFields(v, "params", []wireField{{"arguments", &arguments}})
+	if jsontext.Decode(msg, "message", []jsontext.Field{{Name: "params", Dst: func(v []byte) error {
+		return jsontext.DecodeFields(v, "params", []jsontext.Field{{Name: "arguments", Dst: &arguments}})
 	}}}) != nil {
 		return
 	}
@@ -261,7 +263,7 @@ func (c *httpConn) setParamHeaders(h Header, tool string, msg []byte) {
 		v := []byte(arguments)
 		for _, k := range d.path {
 			var next []byte
-			_, _ = forEachMember(v, func(key string, val []byte) error {
+			_, _ = jsontext.ForEachMember(v, func(key string, val []byte) error {
 				if key == k {
 					next = val
 				}
@@ -288,10 +290,10 @@ func paramValue(v []byte) (string, bool) {
 	}
 	switch c := v[0]; {
 	case c == '"':
-		if checkJSON(v) != nil {
+		if jsontext.Check(v) != nil {
 			return "", false
 		}
-		return encodeHeaderValue(unquote(v)), true
+		return encodeHeaderValue(jsontext.Unquote(v)), true
 	case string(v) == "true" || string(v) == "false":
 		return string(v), true
 	case c == '-' || '0' <= c && c <= '9':

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Reading the answers of the Streamable HTTP transport: a JSON body, or an
@@ -249,22 +251,22 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage, answered func()
 func isResponseTo(msg []byte, id json.RawMessage) bool {
 	want := bytes.TrimSpace(id)
 	idOK, answered, is := false, false, false
-	walkMembersUntil(msg, func(key []byte, i int) bool {
+	jsontext.WalkMembersUntil(msg, func(key []byte, i int) bool {
 		// A null method or error counts as none, and so does an empty
 		// method (decodeMessage's rule); a null result is a result.
 		isNull := msg[i] == 'n'
 		emptyString := i+1 < len(msg) && msg[i] == '"' && msg[i+1] == '"'
 		switch {
-		case isKey(key, "method") && !isNull && !emptyString:
+		case jsontext.IsKey(key, "method") && !isNull && !emptyString:
 			return true // a request or a notification
-		case isKey(key, "result") || (isKey(key, "error") && !isNull):
+		case jsontext.IsKey(key, "result") || (jsontext.IsKey(key, "error") && !isNull):
 			is = idOK
 			answered = true
 			return is
 		}
 		return false
 	}, func(key, val []byte) bool {
-		if isKey(key, "id") {
+		if jsontext.IsKey(key, "id") {
 			idOK = bytes.Equal(val, want)
 			is = idOK && answered
 		}

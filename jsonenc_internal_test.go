@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // refMarshal is what writeJSON is held to: json.Marshal (esc) or an Encoder
@@ -152,15 +154,15 @@ func TestWriteJSONOtherNatively(t *testing.T) {
 	checkSameJSON(t, "unsupported", map[string]any{"c": make(chan int)})
 }
 
-// writeCompact never writes part of a bad value, and its errors say why.
+// jsontext.WriteCompact never writes part of a bad value, and its errors say why.
 func TestWriteCompactRefusesBadJSON(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("prefix")
-	err := writeCompact(&b, []byte(`{"a": }`), true)
+	err := jsontext.WriteCompact(&b, []byte(`{"a": }`), true)
 	if err == nil || b.String() != "prefix" {
 		t.Fatalf("got %v and %q", err, b.String())
 	}
-	if _, err := marshalJSON(math.Inf(1)); !errors.Is(err, errUnsupportedValue) {
+	if _, err := marshalJSON(math.Inf(1)); !errors.Is(err, jsontext.ErrUnsupportedValue) {
 		t.Fatalf("infinity: %v", err)
 	}
 }

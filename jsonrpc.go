@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // wireMessage is any JSON-RPC 2.0 message as it travels.
@@ -62,51 +64,51 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 	}
 	switch trimmed[0] {
 	case '[':
-		return nil, 0, protocolError("server sent a JSON-RPC batch (array), which MCP does not use: %s", snippet(data))
+		return nil, 0, protocolError("server sent a JSON-RPC batch (array), which MCP does not use: %s", jsontext.Snippet(data))
 	case '{':
 	default:
-		return nil, 0, protocolError("message is not a JSON object: %s", snippet(data))
+		return nil, 0, protocolError("message is not a JSON object: %s", jsontext.Snippet(data))
 	}
 	m, err := parseEnvelope(data)
 	if err != nil {
-		return nil, 0, protocolError("message is not valid JSON-RPC (%v): %s", err, snippet(data))
+		return nil, 0, protocolError("message is not valid JSON-RPC (%v): %s", err, jsontext.Snippet(data))
 	}
 	if m.JSONRPC != "2.0" {
-		return nil, 0, protocolError(`message lacks "jsonrpc": "2.0": %s`, snippet(data))
+		return nil, 0, protocolError(`message lacks "jsonrpc": "2.0": %s`, jsontext.Snippet(data))
 	}
 	if len(m.ID) > 0 {
 		// The JSON is valid, so its first byte tells the type.
 		switch m.ID[0] {
 		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		default:
-			return nil, 0, protocolError("message id must be a string, a number or null: %s", snippet(data))
+			return nil, 0, protocolError("message id must be a string, a number or null: %s", jsontext.Snippet(data))
 		}
 	}
 	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
 	switch {
 	case m.Method != "":
 		if m.Result != nil || m.Error != nil {
-			return nil, 0, protocolError("message has both a method and a result or error: %s", snippet(data))
+			return nil, 0, protocolError("message has both a method and a result or error: %s", jsontext.Snippet(data))
 		}
 		if hasID {
 			return m, kindRequest, nil
 		}
 		if len(m.ID) > 0 {
-			return nil, 0, protocolError("request with a null id: %s", snippet(data))
+			return nil, 0, protocolError("request with a null id: %s", jsontext.Snippet(data))
 		}
 		return m, kindNotification, nil
 	case m.Error != nil:
 		if m.Result != nil {
-			return nil, 0, protocolError("response has both a result and an error: %s", snippet(data))
+			return nil, 0, protocolError("response has both a result and an error: %s", jsontext.Snippet(data))
 		}
 		return m, kindResponse, nil // the id may be null: see readLoop
 	case m.Result != nil:
 		if !hasID {
-			return nil, 0, protocolError("response without an id: %s", snippet(data))
+			return nil, 0, protocolError("response without an id: %s", jsontext.Snippet(data))
 		}
 		return m, kindResponse, nil
 	default:
-		return nil, 0, protocolError("message is neither a request, a notification nor a response: %s", snippet(data))
+		return nil, 0, protocolError("message is neither a request, a notification nor a response: %s", jsontext.Snippet(data))
 	}
 }
 
@@ -127,8 +129,8 @@ func decodeMessage(data []byte) (*wireMessage, msgKind, error) {
 // 10,000-tool list costs ~200 µs, a page is read once, not three times.
 func parseEnvelope(data []byte) (*wireMessage, error) {
 	var m wireMessage
-	isObject, err := forEachMemberWith(data, func(b, key []byte, i int) (int, error) {
-		if !isKey(key, "result") {
+	isObject, err := jsontext.ForEachMemberWith(data, func(b, key []byte, i int) (int, error) {
+		if !jsontext.IsKey(key, "result") {
 			return 0, nil
 		}
 		m.index = nil
@@ -138,20 +140,20 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 				return end, nil
 			}
 		}
-		return skipUnchecked(b, key, i)
+		return jsontext.SkipUnchecked(b, key, i)
 	}, func(key string, val []byte) error {
 		switch key {
 		case "jsonrpc":
 			if val[0] != '"' {
 				return fmt.Errorf(`"jsonrpc" is not a string`)
 			}
-			m.JSONRPC = unquote(val)
+			m.JSONRPC = jsontext.Unquote(val)
 		case "id":
 			m.ID = json.RawMessage(val)
 		case "method":
 			switch val[0] {
 			case '"':
-				m.Method = unquote(val)
+				m.Method = jsontext.Unquote(val)
 			case 'n':
 				m.Method = ""
 			default:
@@ -194,7 +196,7 @@ type resultIndex struct {
 // its value, and for an array its elements.
 type resultMember struct {
 	key, val []byte
-	items    []rawRef
+	items    []jsontext.Ref
 	array    bool
 }
 
@@ -204,13 +206,13 @@ type resultMember struct {
 // reader).
 func indexResult(b []byte, i, depth int) (*resultIndex, int, error) {
 	idx := &resultIndex{members: make([]resultMember, 0, 4)}
-	end, err := scanObjectWith(b, i, depth, func(b, key []byte, i int) (int, error) {
+	end, err := jsontext.ScanObjectWith(b, i, depth, func(b, key []byte, i int) (int, error) {
 		if b[i] != '[' {
 			return 0, nil
 		}
 		// Room for one element per ~200 bytes that follow (a list page's
 		// items are rarely smaller): one allocation, not one per doubling.
-		items, end, ok := splitArrayAt(b, i, make([]rawRef, 0, (len(b)-i)/200+4))
+		items, end, ok := jsontext.SplitArrayAt(b, i, make([]jsontext.Ref, 0, (len(b)-i)/200+4))
 		if !ok {
 			return 0, nil // the scanner says what is wrong
 		}
@@ -233,25 +235,16 @@ func indexResult(b []byte, i, depth int) (*resultIndex, int, error) {
 // index.
 func (m *wireMessage) validateResult() error {
 	if m.index == nil {
-		return checkJSON(m.Result)
+		return jsontext.Check(m.Result)
 	}
 	for _, mem := range m.index.members {
 		for _, it := range mem.items {
-			if err := checkJSON(it); err != nil {
+			if err := jsontext.Check(it); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// snippet returns a short printable excerpt of a message for error texts.
-func snippet(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return strconv.Quote(string(b[:max])) + "…"
-	}
-	return strconv.Quote(string(b))
 }
 
 // parseID returns the integer id of a response, or false.
@@ -414,7 +407,7 @@ func (c *rpcConn) readLoop() {
 			case kind == kindRequest:
 				got = "the request " + strconv.Quote(m.Method)
 			}
-			c.failPending(in.forID, protocolError("the server answered request %s with %s, not with the response to it: %s", in.forID, got, snippet(data)))
+			c.failPending(in.forID, protocolError("the server answered request %s with %s, not with the response to it: %s", in.forID, got, jsontext.Snippet(data)))
 			if kind == kindResponse {
 				continue // not delivered: an answer on another request's POST is no answer
 			}
@@ -462,13 +455,13 @@ func (c *rpcConn) badMessage(in inbound, err error) {
 // integer id (a response to one of ours) and whether it names a method.
 func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
 	msg = bytes.TrimPrefix(bytes.TrimLeft(msg, " \t\r\n"), []byte("\xEF\xBB\xBF"))
-	walkMembersUntil(msg, nil, func(key, val []byte) bool {
+	jsontext.WalkMembersUntil(msg, nil, func(key, val []byte) bool {
 		switch {
-		case isKey(key, "id"):
+		case jsontext.IsKey(key, "id"):
 			if _, ok := parseID(val); ok {
 				id, hasID = json.RawMessage(val), true
 			}
-		case isKey(key, "method"):
+		case jsontext.IsKey(key, "method"):
 			hasMethod = len(val) > 0 && val[0] == '"'
 		}
 		return false
@@ -653,7 +646,7 @@ func safeHandle(ctx context.Context, h requestHandler, m *wireMessage) (res any,
 // notifications/cancelled from the server names.
 func (c *rpcConn) cancelServing(params json.RawMessage) {
 	var requestID json.RawMessage
-	if decodeTop(params, "params", []wireField{{"requestId", &requestID}}) != nil {
+	if jsontext.Decode(params, "params", []jsontext.Field{{Name: "requestId", Dst: &requestID}}) != nil {
 		return
 	}
 	c.mu.Lock()
@@ -740,7 +733,7 @@ func (c *rpcConn) result(m *wireMessage, err error) (json.RawMessage, error) {
 		return nil, err
 	}
 	if err := m.validateResult(); err != nil {
-		return nil, protocolError("the result is not valid JSON (%v): %s", err, snippet(m.Result))
+		return nil, protocolError("the result is not valid JSON (%v): %s", err, jsontext.Snippet(m.Result))
 	}
 	return m.Result, nil
 }
@@ -964,4 +957,4 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 
 // writeJSONString writes s as a JSON string as json.Marshal does
 // (jsonenc.go).
-func writeJSONString(b *bytes.Buffer, s string) { writeJSONStringEsc(b, s, true) }
+func writeJSONString(b *bytes.Buffer, s string) { jsontext.WriteString(b, s, true) }

@@ -2,10 +2,8 @@ package mcplive
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"strconv"
-	"strings"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The messages of a session's opening — the initialize or server/discover
@@ -18,177 +16,28 @@ import (
 // reuse the scanner that every message goes through anyway. The fuzz
 // tests (jsonwire_internal_test.go) compare them with encoding/json.
 
-// jsonTypeError is a value of the wrong JSON type for where it is, as
-// encoding/json's UnmarshalTypeError says it.
-func jsonTypeError(val []byte, field, want string) error {
-	kind := "number"
-	switch val[0] {
-	case '{':
-		kind = "object"
-	case '[':
-		kind = "array"
-	case '"':
-		kind = "string"
-	case 't', 'f':
-		kind = "bool"
-	}
-	return errors.New("json: cannot unmarshal " + kind + " into Go struct field " + field + " of type " + want)
-}
-
-// fieldIs reports whether a member's key names a field: as encoding/json
-// matches them, the exact name or any other case of it.
-func fieldIs(key, name string) bool { return key == name || strings.EqualFold(key, name) }
-
-// wireField is a member a reader takes: its name, and where its value
-// goes: *string, *bool, *int, *int64, *float64, *json.RawMessage (kept
-// as sent, null too), *[]string, *map[string]string, or a func that reads
-// the value itself.
-type wireField struct {
-	name string
-	dst  any
-}
-
-// decodeFields reads the object val (a valid JSON value) into fields, as
-// encoding/json reads it into a struct (typ names it in errors): null
-// leaves everything as it is, anything else but an object is a type
-// error, members without a field are skipped, and a repeated member is
-// read again over the first. A value of the wrong type is an error, and
-// the members after it are still read.
-func decodeFields(val []byte, typ string, fields []wireField) error {
-	if val[0] == 'n' {
-		return nil
-	}
-	if val[0] != '{' {
-		return jsonTypeError(val, typ, typ)
-	}
-	var first error
-	_, err := forEachMember(val, func(key string, v []byte) error {
-		for _, f := range fields {
-			if fieldIs(key, f.name) {
-				if err := decodeField(v, typ, f); err != nil && first == nil {
-					first = err
-				}
-				break
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return first
-}
-
-func decodeField(v []byte, typ string, f wireField) error {
-	if d, ok := f.dst.(func([]byte) error); ok {
-		return d(v)
-	}
-	if d, ok := f.dst.(*json.RawMessage); ok {
-		*d = append((*d)[:0], v...)
-		return nil
-	}
-	if v[0] == 'n' {
-		switch d := f.dst.(type) {
-		case *[]string:
-			*d = nil
-		case *map[string]string:
-			*d = nil
-		}
-		return nil
-	}
-	want := "string"
-	switch d := f.dst.(type) {
-	case *string:
-		if v[0] == '"' {
-			*d = unquote(v)
-			return nil
-		}
-	case *bool:
-		want = "bool"
-		if v[0] == 't' || v[0] == 'f' {
-			*d = v[0] == 't'
-			return nil
-		}
-	case *int64:
-		want = "int64"
-		if c := v[0]; c == '-' || c >= '0' && c <= '9' {
-			n, err := strconv.ParseInt(string(v), 10, 64)
-			if err != nil {
-				return errors.New("json: cannot unmarshal number " + string(v) + " into Go struct field " + typ + "." + f.name + " of type int64")
-			}
-			*d = n
-			return nil
-		}
-	case *int:
-		return decodeInt(v, typ+"."+f.name, d)
-	case *float64:
-		return decodeFloat(v, typ+"."+f.name, d)
-	case *[]string:
-		return decodeSlice(v, typ+"."+f.name, d, func(e []byte, s *string) error {
-			return decodeField(e, typ, wireField{f.name, s})
-		})
-	case *map[string]string:
-		return decodeStringMap(v, typ+"."+f.name, d)
-	}
-	return jsonTypeError(v, typ+"."+f.name, want)
-}
-
-// decodeSlice reads the array val into *dst as encoding/json does: null
-// makes it nil, [] an empty slice, and the elements are decoded into the
-// slice's own array where it has room (a repeated member reuses it).
-func decodeSlice[T any](val []byte, field string, dst *[]T, elem func(v []byte, dst *T) error) error {
-	switch val[0] {
-	case 'n':
-		*dst = nil
-		return nil
-	case '[':
-	default:
-		return jsonTypeError(val, field, "slice")
-	}
-	s := (*dst)[:0]
-	var first error
-	if _, err := scanArray(val, 0, 1, func(v []byte) {
-		if len(s) < cap(s) {
-			s = s[:len(s)+1]
-		} else {
-			var zero T
-			s = append(s, zero)
-		}
-		if err := elem(v, &s[len(s)-1]); err != nil && first == nil {
-			first = err
-		}
-	}); err != nil {
-		return err
-	}
-	if s == nil {
-		s = []T{}
-	}
-	*dst = s
-	return first
-}
-
 // decodeRPCError reads a JSON-RPC error object into e.
 func decodeRPCError(val []byte, e *RPCError) error {
-	return decodeFields(val, "RPCError", []wireField{{"code", &e.Code}, {"message", &e.Message}, {"data", &e.Data}})
+	return jsontext.DecodeFields(val, "RPCError", []jsontext.Field{{Name: "code", Dst: &e.Code}, {Name: "message", Dst: &e.Message}, {Name: "data", Dst: &e.Data}})
 }
 
 // UnmarshalJSON decodes im as encoding/json decodes the struct (the same
 // value, the same errors), without reflection.
 func (im *Implementation) UnmarshalJSON(b []byte) error {
-	if err := checkJSON(b); err != nil {
+	if err := jsontext.Check(b); err != nil {
 		return err
 	}
-	return decodeImplementation(b[skipWS(b, 0):], im)
+	return decodeImplementation(b[jsontext.SkipWS(b, 0):], im)
 }
 
 //go:noinline
 func decodeImplementation(val []byte, im *Implementation) error {
-	return decodeFields(val, "Implementation", []wireField{
-		{"name", &im.Name}, {"title", &im.Title}, {"version", &im.Version},
-		{"description", &im.Description}, {"websiteUrl", &im.WebsiteURL},
-		{"icons", func(v []byte) error {
-			return decodeSlice(v, "Implementation.icons", &im.Icons, func(v []byte, ic *Icon) error {
-				return decodeFields(v, "Icon", []wireField{{"src", &ic.Src}, {"mimeType", &ic.MIMEType}, {"sizes", &ic.Sizes}, {"theme", &ic.Theme}})
+	return jsontext.DecodeFields(val, "Implementation", []jsontext.Field{
+		{Name: "name", Dst: &im.Name}, {Name: "title", Dst: &im.Title}, {Name: "version", Dst: &im.Version},
+		{Name: "description", Dst: &im.Description}, {Name: "websiteUrl", Dst: &im.WebsiteURL},
+		{Name: "icons", Dst: func(v []byte) error {
+			return jsontext.DecodeSlice(v, "Implementation.icons", &im.Icons, func(v []byte, ic *Icon) error {
+				return jsontext.DecodeFields(v, "Icon", []jsontext.Field{{Name: "src", Dst: &ic.Src}, {Name: "mimeType", Dst: &ic.MIMEType}, {Name: "sizes", Dst: &ic.Sizes}, {Name: "theme", Dst: &ic.Theme}})
 			})
 		}},
 	})
@@ -197,58 +46,46 @@ func decodeImplementation(val []byte, im *Implementation) error {
 // decodeCapability reads a capability object into **dst as encoding/json
 // reads it into a pointer: null makes it nil; an object fills it, made
 // when nil. fields(c) are the fields of *c.
-func decodeCapability[T any](val []byte, typ string, dst **T, fields func(c *T) []wireField) error {
+func decodeCapability[T any](val []byte, typ string, dst **T, fields func(c *T) []jsontext.Field) error {
 	switch val[0] {
 	case 'n':
 		*dst = nil
 		return nil
 	case '{':
 	default:
-		return jsonTypeError(val, typ, typ)
+		return jsontext.TypeError(val, typ, typ)
 	}
 	if *dst == nil {
 		*dst = new(T)
 	}
-	return decodeFields(val, typ, fields(*dst))
+	return jsontext.DecodeFields(val, typ, fields(*dst))
 }
 
 //go:noinline
 func decodeServerCapabilities(val []byte, c *ServerCapabilities) error {
-	listFields := func(l *ListCapability) []wireField { return []wireField{{"listChanged", &l.ListChanged}} }
-	return decodeFields(val, "ServerCapabilities", []wireField{
-		{"tools", func(v []byte) error { return decodeCapability(v, "ListCapability", &c.Tools, listFields) }},
-		{"prompts", func(v []byte) error { return decodeCapability(v, "ListCapability", &c.Prompts, listFields) }},
-		{"resources", func(v []byte) error {
-			return decodeCapability(v, "ResourceCapability", &c.Resources, func(r *ResourceCapability) []wireField {
-				return []wireField{{"listChanged", &r.ListChanged}, {"subscribe", &r.Subscribe}}
+	listFields := func(l *ListCapability) []jsontext.Field {
+		return []jsontext.Field{{Name: "listChanged", Dst: &l.ListChanged}}
+	}
+	return jsontext.DecodeFields(val, "ServerCapabilities", []jsontext.Field{
+		{Name: "tools", Dst: func(v []byte) error { return decodeCapability(v, "ListCapability", &c.Tools, listFields) }},
+		{Name: "prompts", Dst: func(v []byte) error { return decodeCapability(v, "ListCapability", &c.Prompts, listFields) }},
+		{Name: "resources", Dst: func(v []byte) error {
+			return decodeCapability(v, "ResourceCapability", &c.Resources, func(r *ResourceCapability) []jsontext.Field {
+				return []jsontext.Field{{Name: "listChanged", Dst: &r.ListChanged}, {Name: "subscribe", Dst: &r.Subscribe}}
 			})
 		}},
-		{"logging", &c.Logging}, {"completions", &c.Completions}, {"tasks", &c.Tasks}, {"experimental", &c.Experimental},
+		{Name: "logging", Dst: &c.Logging}, {Name: "completions", Dst: &c.Completions}, {Name: "tasks", Dst: &c.Tasks}, {Name: "experimental", Dst: &c.Experimental},
 	})
-}
-
-// decodeTop reads raw (any bytes) as json.Unmarshal(raw, v) reads it into
-// a struct: an error unless it is exactly one valid JSON value.
-func decodeTop(raw []byte, typ string, fields []wireField) error {
-	i := skipWS(raw, 0)
-	if i < len(raw) && raw[i] == '{' {
-		// forEachMember validates the object, and that nothing follows it.
-		return decodeFields(raw[i:], typ, fields)
-	}
-	if err := checkJSON(raw); err != nil {
-		return err
-	}
-	return decodeFields(raw[i:], typ, fields)
 }
 
 // decodeInitializeResult reads an initialize result (Raw is left alone),
 // as json.Unmarshal(raw, r) would.
 func decodeInitializeResult(raw []byte, r *InitializeResult) error {
-	return decodeTop(raw, "InitializeResult", []wireField{
-		{"protocolVersion", &r.ProtocolVersion},
-		{"capabilities", func(v []byte) error { return decodeServerCapabilities(v, &r.Capabilities) }},
-		{"serverInfo", func(v []byte) error { return decodeImplementation(v, &r.ServerInfo) }},
-		{"instructions", &r.Instructions},
+	return jsontext.Decode(raw, "InitializeResult", []jsontext.Field{
+		{Name: "protocolVersion", Dst: &r.ProtocolVersion},
+		{Name: "capabilities", Dst: func(v []byte) error { return decodeServerCapabilities(v, &r.Capabilities) }},
+		{Name: "serverInfo", Dst: func(v []byte) error { return decodeImplementation(v, &r.ServerInfo) }},
+		{Name: "instructions", Dst: &r.Instructions},
 	})
 }
 
@@ -265,13 +102,13 @@ type discoverResult struct {
 // decodeDiscoverResult reads a server/discover result as
 // json.Unmarshal(raw, r) would.
 func decodeDiscoverResult(raw []byte, r *discoverResult) error {
-	return decodeTop(raw, "discoverResult", []wireField{
-		{"supportedVersions", &r.SupportedVersions},
-		{"capabilities", func(v []byte) error { return decodeServerCapabilities(v, &r.Capabilities) }},
-		{"instructions", &r.Instructions},
-		{"_meta", func(v []byte) error {
-			return decodeFields(v, "discoverResult._meta", []wireField{
-				{"io.modelcontextprotocol/serverInfo", func(v []byte) error { return decodeImplementation(v, &r.Meta.ServerInfo) }},
+	return jsontext.Decode(raw, "discoverResult", []jsontext.Field{
+		{Name: "supportedVersions", Dst: &r.SupportedVersions},
+		{Name: "capabilities", Dst: func(v []byte) error { return decodeServerCapabilities(v, &r.Capabilities) }},
+		{Name: "instructions", Dst: &r.Instructions},
+		{Name: "_meta", Dst: func(v []byte) error {
+			return jsontext.DecodeFields(v, "discoverResult._meta", []jsontext.Field{
+				{Name: "io.modelcontextprotocol/serverInfo", Dst: func(v []byte) error { return decodeImplementation(v, &r.Meta.ServerInfo) }},
 			})
 		}},
 	})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The hand-written readers and writers of jsonwire.go must do what
@@ -202,10 +204,10 @@ func checkWireDecoders(t *testing.T, in string) {
 	})
 	checkDecoder(t, "decodeAckParams", in, decodeAckParams)
 	checkDecoder(t, "decodeRPCError", in, func(b []byte, e *RPCError) error {
-		if err := checkJSON(b); err != nil {
+		if err := jsontext.Check(b); err != nil {
 			return err
 		}
-		return decodeRPCError(b[skipWS(b, 0):], e)
+		return decodeRPCError(b[jsontext.SkipWS(b, 0):], e)
 	})
 	if got, want := jsonRPCErrorBody([]byte(in)), jsonRPCErrorBodyJSON([]byte(in)); string(got) != string(want) {
 		t.Fatalf("jsonRPCErrorBody(%s) = %s, with encoding/json: %s", in, got, want)
@@ -349,15 +351,15 @@ func checkUnquote(t *testing.T, tok []byte) {
 	t.Helper()
 	var want string
 	if json.Unmarshal(tok, &want) != nil {
-		return // not a string token: unquote is only given valid ones
+		return // not a string token: jsontext.Unquote is only given valid ones
 	}
-	if got := unquote(tok); got != want {
-		t.Fatalf("unquote(%q) = %q, encoding/json: %q", tok, got, want)
+	if got := jsontext.Unquote(tok); got != want {
+		t.Fatalf("jsontext.Unquote(%q) = %q, encoding/json: %q", tok, got, want)
 	}
 }
 
 // FuzzWireMatchesEncodingJSON compares the readers with encoding/json on
-// any valid JSON, and unquote on any string token.
+// any valid JSON, and jsontext.Unquote on any string token.
 func FuzzWireMatchesEncodingJSON(f *testing.F) {
 	for _, in := range wireDecodeCases {
 		f.Add(in)
@@ -365,7 +367,7 @@ func FuzzWireMatchesEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		if json.Valid([]byte(in)) {
 			checkWireDecoders(t, in)
-			if i := skipWS([]byte(in), 0); in[i] == '"' {
+			if i := jsontext.SkipWS([]byte(in), 0); in[i] == '"' {
 				checkUnquote(t, []byte(strings.TrimSpace(in)))
 			}
 		} else if utf8.ValidString(in) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/mcplive/mcplive/internal/wire"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The results of calls (tools/call, prompts/get, resources/read,
@@ -18,46 +20,9 @@ import (
 // compares each reader with encoding/json, on a table of inputs and in a
 // fuzz target.
 
-// The wasm binding (package main) reads the arguments of its operations
-// with these readers too, through internal/wire.
-func init() {
-	wire.Decode = func(raw []byte, typ string, fields ...wire.Field) error {
-		wf := make([]wireField, len(fields))
-		for i, f := range fields {
-			wf[i] = wireField{f.Name, f.Dst}
-		}
-		return decodeTop(raw, typ, wf)
-	}
-	wire.Valid = func(b []byte) bool { return checkJSON(b) == nil }
-	wire.Marshal = marshalJSON
-}
-
-// decodeFloat reads a JSON number into *d as encoding/json reads a
-// float64 (field names it in errors).
-func decodeFloat(v []byte, field string, d *float64) error {
-	if c := v[0]; c != '-' && (c < '0' || c > '9') {
-		return jsonTypeError(v, field, "float64")
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil {
-		return errors.New("json: cannot unmarshal number " + string(v) + " into Go struct field " + field + " of type float64")
-	}
-	*d = f
-	return nil
-}
-
-// decodeInt reads a JSON number into *d as encoding/json reads an int.
-func decodeInt(v []byte, field string, d *int) error {
-	if c := v[0]; c != '-' && (c < '0' || c > '9') {
-		return jsonTypeError(v, field, "int")
-	}
-	n, err := strconv.ParseInt(string(v), 10, strconv.IntSize)
-	if err != nil {
-		return errors.New("json: cannot unmarshal number " + string(v) + " into Go struct field " + field + " of type int")
-	}
-	*d = int(n)
-	return nil
-}
+// The wasm binding (package main) writes what it sends to JS with this
+// package's writer (internal/wire); it reads with internal/jsontext.
+func init() { wire.Marshal = marshalJSON }
 
 // ptrField returns the reader of a pointer field: null sets it to nil,
 // anything else is read by read into a new value (or into the one a
@@ -75,59 +40,26 @@ func ptrField[T any](p **T, read func(v []byte, d *T) error) func([]byte) error 
 	}
 }
 
-// decodeStringMap reads a JSON object of strings into *m as encoding/json
-// reads a map[string]string: null makes it nil, a member's null value is
-// "", a repeated key keeps its last value.
-func decodeStringMap(v []byte, field string, m *map[string]string) error {
-	switch v[0] {
-	case 'n':
-		*m = nil
-		return nil
-	case '{':
-	default:
-		return jsonTypeError(v, field, "map[string]string")
-	}
-	if *m == nil {
-		*m = map[string]string{}
-	}
-	var first error
-	_, err := forEachMember(v, func(key string, val []byte) error {
-		var s string
-		if err := decodeField(val, field, wireField{key, &s}); err != nil {
-			if first == nil {
-				first = err
-			}
-			return nil
-		}
-		(*m)[key] = s
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return first
-}
-
 // decodeRawMap reads a JSON text into *m as encoding/json reads a
 // map[string]json.RawMessage: null makes it nil, each value is kept as
 // sent (a copy), a repeated key keeps its last value.
 func decodeRawMap(b []byte, m *map[string]json.RawMessage) error {
-	if err := checkJSON(b); err != nil {
+	if err := jsontext.Check(b); err != nil {
 		return err
 	}
-	v := b[skipWS(b, 0):]
+	v := b[jsontext.SkipWS(b, 0):]
 	switch v[0] {
 	case 'n':
 		*m = nil
 		return nil
 	case '{':
 	default:
-		return jsonTypeError(v, "map", "map[string]json.RawMessage")
+		return jsontext.TypeError(v, "map", "map[string]json.RawMessage")
 	}
 	if *m == nil {
 		*m = map[string]json.RawMessage{}
 	}
-	_, err := forEachMember(v, func(key string, val []byte) error {
+	_, err := jsontext.ForEachMember(v, func(key string, val []byte) error {
 		(*m)[key] = append(json.RawMessage(nil), val...)
 		return nil
 	})
@@ -143,10 +75,10 @@ func decodeAny(v []byte) (any, error) {
 	case c == 't' || c == 'f':
 		return c == 't', nil
 	case c == '"':
-		return unquote(v), nil
+		return jsontext.Unquote(v), nil
 	case c == '[':
 		var out []any
-		err := decodeSlice(v, "", &out, func(e []byte, d *any) error {
+		err := jsontext.DecodeSlice(v, "", &out, func(e []byte, d *any) error {
 			x, err := decodeAny(e)
 			*d = x
 			return err
@@ -158,7 +90,7 @@ func decodeAny(v []byte) (any, error) {
 	case c == '{':
 		out := map[string]any{}
 		var first error
-		_, err := forEachMember(v, func(key string, val []byte) error {
+		_, err := jsontext.ForEachMember(v, func(key string, val []byte) error {
 			x, err := decodeAny(val)
 			if err != nil && first == nil {
 				first = err
@@ -187,7 +119,7 @@ func decodeAnyMap(v []byte, field string, m *map[string]any) error {
 		return nil
 	case '{':
 	default:
-		return jsonTypeError(v, field, "map[string]interface {}")
+		return jsontext.TypeError(v, field, "map[string]interface {}")
 	}
 	x, err := decodeAny(v)
 	if mm, ok := x.(map[string]any); ok {
@@ -203,21 +135,23 @@ func decodeAnyMap(v []byte, field string, m *map[string]any) error {
 }
 
 func decodeAnnotations(v []byte, a *Annotations) error {
-	return decodeFields(v, "Annotations", []wireField{
-		{"audience", &a.Audience},
-		{"priority", ptrField(&a.Priority, func(v []byte, d *float64) error { return decodeFloat(v, "Annotations.priority", d) })},
-		{"lastModified", &a.LastModified},
+	return jsontext.DecodeFields(v, "Annotations", []jsontext.Field{
+		{Name: "audience", Dst: &a.Audience},
+		{Name: "priority", Dst: ptrField(&a.Priority, func(v []byte, d *float64) error { return jsontext.DecodeFloat(v, "Annotations.priority", d) })},
+		{Name: "lastModified", Dst: &a.LastModified},
 	})
 }
 
 func decodeResourceContents(v []byte, r *ResourceContents) error {
-	str := func(v []byte, d *string) error { return decodeField(v, "ResourceContents", wireField{"text", d}) }
-	return decodeFields(v, "ResourceContents", []wireField{
-		{"uri", &r.URI},
-		{"mimeType", &r.MIMEType},
-		{"text", ptrField(&r.Text, str)},
-		{"blob", ptrField(&r.Blob, str)},
-		{"_meta", &r.Meta},
+	str := func(v []byte, d *string) error {
+		return jsontext.DecodeField(v, "ResourceContents", jsontext.Field{Name: "text", Dst: d})
+	}
+	return jsontext.DecodeFields(v, "ResourceContents", []jsontext.Field{
+		{Name: "uri", Dst: &r.URI},
+		{Name: "mimeType", Dst: &r.MIMEType},
+		{Name: "text", Dst: ptrField(&r.Text, str)},
+		{Name: "blob", Dst: ptrField(&r.Blob, str)},
+		{Name: "_meta", Dst: &r.Meta},
 	})
 }
 
@@ -232,25 +166,25 @@ func decodeContent(v []byte, c *Content) error {
 }
 
 func decodeContentFields(v []byte, c *Content) error {
-	return decodeFields(v, "Content", []wireField{
-		{"type", &c.Type},
-		{"text", &c.Text},
-		{"data", &c.Data},
-		{"mimeType", &c.MIMEType},
-		{"uri", &c.URI},
-		{"name", &c.Name},
-		{"resource", ptrField(&c.Resource, decodeResourceContents)},
-		{"annotations", ptrField(&c.Annotations, decodeAnnotations)},
-		{"_meta", &c.Meta},
+	return jsontext.DecodeFields(v, "Content", []jsontext.Field{
+		{Name: "type", Dst: &c.Type},
+		{Name: "text", Dst: &c.Text},
+		{Name: "data", Dst: &c.Data},
+		{Name: "mimeType", Dst: &c.MIMEType},
+		{Name: "uri", Dst: &c.URI},
+		{Name: "name", Dst: &c.Name},
+		{Name: "resource", Dst: ptrField(&c.Resource, decodeResourceContents)},
+		{Name: "annotations", Dst: ptrField(&c.Annotations, decodeAnnotations)},
+		{Name: "_meta", Dst: &c.Meta},
 	})
 }
 
 // UnmarshalJSON keeps the raw block next to the decoded fields.
 func (c *Content) UnmarshalJSON(b []byte) error {
-	if err := checkJSON(b); err != nil {
+	if err := jsontext.Check(b); err != nil {
 		return err
 	}
-	if err := decodeContentFields(b[skipWS(b, 0):], c); err != nil {
+	if err := decodeContentFields(b[jsontext.SkipWS(b, 0):], c); err != nil {
 		return err
 	}
 	c.Raw = append(json.RawMessage(nil), b...)
@@ -258,50 +192,50 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 }
 
 func decodeContents(v []byte, field string, d *[]Content) error {
-	return decodeSlice(v, field, d, decodeContent)
+	return jsontext.DecodeSlice(v, field, d, decodeContent)
 }
 
 func decodeCallToolResult(v []byte, r *CallToolResult) error {
-	return decodeFields(v, "CallToolResult", []wireField{
-		{"content", func(v []byte) error { return decodeContents(v, "CallToolResult.content", &r.Content) }},
-		{"structuredContent", &r.StructuredContent},
-		{"isError", &r.IsError},
-		{"_meta", &r.Meta},
+	return jsontext.DecodeFields(v, "CallToolResult", []jsontext.Field{
+		{Name: "content", Dst: func(v []byte) error { return decodeContents(v, "CallToolResult.content", &r.Content) }},
+		{Name: "structuredContent", Dst: &r.StructuredContent},
+		{Name: "isError", Dst: &r.IsError},
+		{Name: "_meta", Dst: &r.Meta},
 	})
 }
 
 func decodeGetPromptResult(v []byte, r *GetPromptResult) error {
-	return decodeFields(v, "GetPromptResult", []wireField{
-		{"description", &r.Description},
-		{"messages", func(v []byte) error {
-			return decodeSlice(v, "GetPromptResult.messages", &r.Messages, func(v []byte, m *PromptMessage) error {
-				return decodeFields(v, "PromptMessage", []wireField{
-					{"role", &m.Role},
-					{"content", func(v []byte) error { return decodeContent(v, &m.Content) }},
+	return jsontext.DecodeFields(v, "GetPromptResult", []jsontext.Field{
+		{Name: "description", Dst: &r.Description},
+		{Name: "messages", Dst: func(v []byte) error {
+			return jsontext.DecodeSlice(v, "GetPromptResult.messages", &r.Messages, func(v []byte, m *PromptMessage) error {
+				return jsontext.DecodeFields(v, "PromptMessage", []jsontext.Field{
+					{Name: "role", Dst: &m.Role},
+					{Name: "content", Dst: func(v []byte) error { return decodeContent(v, &m.Content) }},
 				})
 			})
 		}},
-		{"_meta", &r.Meta},
+		{Name: "_meta", Dst: &r.Meta},
 	})
 }
 
 func decodeReadResourceResult(v []byte, r *ReadResourceResult) error {
-	return decodeFields(v, "ReadResourceResult", []wireField{
-		{"contents", func(v []byte) error {
-			return decodeSlice(v, "ReadResourceResult.contents", &r.Contents, decodeResourceContents)
+	return jsontext.DecodeFields(v, "ReadResourceResult", []jsontext.Field{
+		{Name: "contents", Dst: func(v []byte) error {
+			return jsontext.DecodeSlice(v, "ReadResourceResult.contents", &r.Contents, decodeResourceContents)
 		}},
-		{"_meta", &r.Meta},
+		{Name: "_meta", Dst: &r.Meta},
 	})
 }
 
 func decodeCompleteResult(v []byte, r *CompleteResult) error {
 	c := &r.Completion
-	return decodeFields(v, "CompleteResult", []wireField{
-		{"completion", func(v []byte) error {
-			return decodeFields(v, "CompleteResult.completion", []wireField{
-				{"values", &c.Values},
-				{"total", ptrField(&c.Total, func(v []byte, d *int) error { return decodeInt(v, "CompleteResult.completion.total", d) })},
-				{"hasMore", &c.HasMore},
+	return jsontext.DecodeFields(v, "CompleteResult", []jsontext.Field{
+		{Name: "completion", Dst: func(v []byte) error {
+			return jsontext.DecodeFields(v, "CompleteResult.completion", []jsontext.Field{
+				{Name: "values", Dst: &c.Values},
+				{Name: "total", Dst: ptrField(&c.Total, func(v []byte, d *int) error { return jsontext.DecodeInt(v, "CompleteResult.completion.total", d) })},
+				{Name: "hasMore", Dst: &c.HasMore},
 			})
 		}},
 	})
@@ -310,10 +244,10 @@ func decodeCompleteResult(v []byte, r *CompleteResult) error {
 // decodeResult reads the result of a call into v, one of the result types
 // of this package, as encoding/json would.
 func decodeResult(res []byte, v any) error {
-	if err := checkJSON(res); err != nil {
+	if err := jsontext.Check(res); err != nil {
 		return err
 	}
-	res = res[skipWS(res, 0):]
+	res = res[jsontext.SkipWS(res, 0):]
 	switch r := v.(type) {
 	case *CallToolResult:
 		return decodeCallToolResult(res, r)
@@ -329,28 +263,28 @@ func decodeResult(res []byte, v any) error {
 
 // decodeProgress reads the params of notifications/progress.
 func decodeProgress(params []byte, token *json.RawMessage, p *Progress) error {
-	return decodeTop(params, "params", []wireField{
-		{"progressToken", token},
-		{"progress", func(v []byte) error { return floatOrNull(v, "progress", &p.Progress) }},
-		{"total", func(v []byte) error { return floatOrNull(v, "total", &p.Total) }},
-		{"message", &p.Message},
+	return jsontext.Decode(params, "params", []jsontext.Field{
+		{Name: "progressToken", Dst: token},
+		{Name: "progress", Dst: func(v []byte) error { return floatOrNull(v, "progress", &p.Progress) }},
+		{Name: "total", Dst: func(v []byte) error { return floatOrNull(v, "total", &p.Total) }},
+		{Name: "message", Dst: &p.Message},
 	})
 }
 
-// floatOrNull is decodeFloat where null leaves *d as it is.
+// floatOrNull is jsontext.DecodeFloat where null leaves *d as it is.
 func floatOrNull(v []byte, field string, d *float64) error {
 	if v[0] == 'n' {
 		return nil
 	}
-	return decodeFloat(v, field, d)
+	return jsontext.DecodeFloat(v, field, d)
 }
 
 // decodeLogMessage reads the params of notifications/message.
 func decodeLogMessage(params []byte, m *LogMessage) error {
-	return decodeTop(params, "LogMessage", []wireField{
-		{"level", &m.Level},
-		{"logger", &m.Logger},
-		{"data", &m.Data},
+	return jsontext.Decode(params, "LogMessage", []jsontext.Field{
+		{Name: "level", Dst: &m.Level},
+		{Name: "logger", Dst: &m.Logger},
+		{Name: "data", Dst: &m.Data},
 	})
 }
 
@@ -358,11 +292,11 @@ func decodeLogMessage(params []byte, m *LogMessage) error {
 // (by hand: the wasm binding reads the answer an app gives in JS with it,
 // and links no decoder of encoding/json).
 func (r *ElicitResult) UnmarshalJSON(b []byte) error {
-	if err := checkJSON(b); err != nil {
+	if err := jsontext.Check(b); err != nil {
 		return err
 	}
-	return decodeFields(b[skipWS(b, 0):], "ElicitResult", []wireField{
-		{"action", &r.Action},
-		{"content", func(v []byte) error { return decodeAnyMap(v, "ElicitResult.content", &r.Content) }},
+	return jsontext.DecodeFields(b[jsontext.SkipWS(b, 0):], "ElicitResult", []jsontext.Field{
+		{Name: "action", Dst: &r.Action},
+		{Name: "content", Dst: func(v []byte) error { return decodeAnyMap(v, "ElicitResult.content", &r.Content) }},
 	})
 }

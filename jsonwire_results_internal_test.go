@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The readers of jsonwire_results.go must read what encoding/json reads
@@ -170,7 +172,7 @@ func checkResultDecoders(t *testing.T, in string) {
 	checkDecoder(t, "decodeLogMessage", in, decodeLogMessage)
 	checkDecoder(t, "decodeRawMap", in, decodeRawMap)
 	checkDecoder(t, "decodeAny", in, func(b []byte, v *any) error {
-		if err := checkJSON(b); err != nil {
+		if err := jsontext.Check(b); err != nil {
 			return err
 		}
 		x, err := decodeAny(bytes.TrimSpace(b)) // a value as the scanner hands it over
@@ -180,12 +182,14 @@ func checkResultDecoders(t *testing.T, in string) {
 	type uriParams struct {
 		URI string `json:"uri"`
 	}
-	checkDecoder(t, "decodeTop(uri)", in, func(b []byte, p *uriParams) error { return decodeTop(b, "params", []wireField{{"uri", &p.URI}}) })
+	checkDecoder(t, "jsontext.Decode(uri)", in, func(b []byte, p *uriParams) error {
+		return jsontext.Decode(b, "params", []jsontext.Field{{Name: "uri", Dst: &p.URI}})
+	})
 	type cancelParams struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	checkDecoder(t, "decodeTop(requestId)", in, func(b []byte, p *cancelParams) error {
-		return decodeTop(b, "params", []wireField{{"requestId", &p.RequestID}})
+	checkDecoder(t, "jsontext.Decode(requestId)", in, func(b []byte, p *cancelParams) error {
+		return jsontext.Decode(b, "params", []jsontext.Field{{Name: "requestId", Dst: &p.RequestID}})
 	})
 	type argsParams struct {
 		Arguments map[string]string `json:"arguments"`
@@ -193,17 +197,17 @@ func checkResultDecoders(t *testing.T, in string) {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
-	checkDecoder(t, "decodeTop(arguments)", in, func(b []byte, p *argsParams) error {
-		return decodeTop(b, "args", []wireField{{"arguments", &p.Arguments}, {"params", func(v []byte) error {
-			return decodeFields(v, "params", []wireField{{"arguments", &p.Params.Arguments}})
+	checkDecoder(t, "jsontext.Decode(arguments)", in, func(b []byte, p *argsParams) error {
+		return jsontext.Decode(b, "args", []jsontext.Field{{Name: "arguments", Dst: &p.Arguments}, {Name: "params", Dst: func(v []byte) error {
+			return jsontext.DecodeFields(v, "params", []jsontext.Field{{Name: "arguments", Dst: &p.Params.Arguments}})
 		}}})
 	})
 	type numbers struct {
 		Total    int     `json:"total"`
 		Priority float64 `json:"priority"`
 	}
-	checkDecoder(t, "decodeTop(numbers)", in, func(b []byte, n *numbers) error {
-		return decodeTop(b, "numbers", []wireField{{"total", &n.Total}, {"priority", &n.Priority}})
+	checkDecoder(t, "jsontext.Decode(numbers)", in, func(b []byte, n *numbers) error {
+		return jsontext.Decode(b, "numbers", []jsontext.Field{{Name: "total", Dst: &n.Total}, {Name: "priority", Dst: &n.Priority}})
 	})
 }
 

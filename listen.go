@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The modern era's change feed. A server of 2026-07-28 "MUST NOT send
@@ -50,8 +52,8 @@ func (f listenFilter) has(field string) bool { return string(f[field]) == "true"
 
 func (f listenFilter) uris() []string {
 	var uris []string
-	if raw := f["resourceSubscriptions"]; checkJSON(raw) == nil {
-		_ = decodeField(raw[skipWS(raw, 0):], "listenFilter", wireField{"resourceSubscriptions", &uris})
+	if raw := f["resourceSubscriptions"]; jsontext.Check(raw) == nil {
+		_ = jsontext.DecodeField(raw[jsontext.SkipWS(raw, 0):], "listenFilter", jsontext.Field{Name: "resourceSubscriptions", Dst: &uris})
 	}
 	return uris
 }
@@ -64,12 +66,12 @@ func decodeListenFilter(val []byte, f *listenFilter) error {
 		return nil
 	case '{':
 	default:
-		return jsonTypeError(val, "notifications", "mcplive.listenFilter")
+		return jsontext.TypeError(val, "notifications", "mcplive.listenFilter")
 	}
 	if *f == nil {
 		*f = listenFilter{}
 	}
-	_, err := forEachMember(val, func(key string, v []byte) error {
+	_, err := jsontext.ForEachMember(val, func(key string, v []byte) error {
 		(*f)[key] = append(json.RawMessage(nil), v...)
 		return nil
 	})
@@ -87,10 +89,10 @@ type ackParams struct {
 // decodeAckParams reads them by hand, as json.Unmarshal(raw, p) would
 // (jsonwire.go).
 func decodeAckParams(raw []byte, p *ackParams) error {
-	return decodeTop(raw, "params", []wireField{
-		{"notifications", func(v []byte) error { return decodeListenFilter(v, &p.Notifications) }},
-		{"_meta", func(v []byte) error {
-			return decodeFields(v, "_meta", []wireField{{"io.modelcontextprotocol/subscriptionId", &p.Meta.ID}})
+	return jsontext.Decode(raw, "params", []jsontext.Field{
+		{Name: "notifications", Dst: func(v []byte) error { return decodeListenFilter(v, &p.Notifications) }},
+		{Name: "_meta", Dst: func(v []byte) error {
+			return jsontext.DecodeFields(v, "_meta", []jsontext.Field{{Name: "io.modelcontextprotocol/subscriptionId", Dst: &p.Meta.ID}})
 		}},
 	})
 }

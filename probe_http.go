@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // A ws:// URL whose server speaks Streamable HTTP only: the WebSocket
@@ -118,5 +120,5 @@ func probeMCP(ctx context.Context, u string) (bool, error) {
 // isJSONRPCMessage reports a JSON-RPC 2.0 response or notification.
 func isJSONRPCMessage(b []byte) bool {
 	var v struct{ JSONRPC string }
-	return decodeTop(b, "body", []wireField{{"jsonrpc", &v.JSONRPC}}) == nil && v.JSONRPC == "2.0"
+	return jsontext.Decode(b, "body", []jsontext.Field{{Name: "jsonrpc", Dst: &v.JSONRPC}}) == nil && v.JSONRPC == "2.0"
 }

@@ -3,6 +3,8 @@ package mcplive
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Options.RawItems: the live lists keep each item as its key and its raw
@@ -93,16 +95,16 @@ func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]..
 func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
 	it := rawItem{raw: json.RawMessage(raw)}
 	if len(raw) == 0 || raw[0] != '{' {
-		return "", checkJSON(raw)
+		return "", jsontext.Check(raw)
 	}
-	end, err := scanObject(raw, 0, 1, func(k, v []byte) error {
-		if isKey(k, b.keyField) && v[0] == '"' {
-			it.key = unquote(v)
+	end, err := jsontext.ScanObject(raw, 0, 1, func(k, v []byte) error {
+		if jsontext.IsKey(k, b.keyField) && v[0] == '"' {
+			it.key = jsontext.Unquote(v)
 		}
 		return nil
 	})
 	if err == nil && end != len(raw) {
-		err = fmt.Errorf("%w: data after the object at offset %d", errSyntax, end)
+		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
 	}
 	if err != nil {
 		return "", err

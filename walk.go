@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // listRaw walks every page of a list and hands onPage, in order, the
@@ -267,7 +270,7 @@ func decodeItems(spec kindSpec, pages []listPage, b builder) error {
 				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
 			}
 			if key == "" {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, snippet(raw)))
+				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, jsontext.Snippet(raw)))
 			}
 		}
 		base += len(page.items)
@@ -280,7 +283,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 	if page.array {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, snippet(page.raw)))
+	return fmt.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
 }
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
@@ -398,7 +401,7 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
 			}
 			if key == "" {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, snippet(raw)))
+				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, jsontext.Snippet(raw)))
 			}
 			count++
 		}
@@ -434,4 +437,100 @@ func (s *Session) ListResources(ctx context.Context) ([]Resource, error) {
 // ListResourceTemplates returns every resource template, over all pages.
 func (s *Session) ListResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
 	return listTyped[ResourceTemplate](ctx, s, KindResourceTemplates)
+}
+
+// pageInfo is what a list page says besides its items and cursor.
+type pageInfo struct {
+	resultType string
+	ttlMs      int64 // -1: absent
+	cacheScope string
+}
+
+// listPage is one page of a list walk: its items array, undecoded, and
+// the array's elements (array is false when the member is absent or not an
+// array; null is an empty array).
+type listPage struct {
+	raw   jsontext.Ref
+	items []jsontext.Ref
+	array bool
+}
+
+// parseListPage returns a list result's items array (field: "tools",
+// "prompts", "resources" or "resourceTemplates"), split into its elements,
+// its cursor and its caching hints. idx is res as the envelope's pass read
+// it (see parseEnvelope); nil makes it here. Either way the object and
+// every member but the items array are validated, and the array's own
+// syntax (brackets, commas) is checked; the items themselves are validated
+// by the walk's builders when new — an item the walk reuses is byte for
+// byte one validated before. It checks every bound and never panics,
+// whatever res holds. The items share res's bytes (see jsontext.Ref).
+func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, next *string, info pageInfo, err error) {
+	info.ttlMs = -1
+	if idx == nil {
+		if idx, err = readResultObject(res); err != nil {
+			return listPage{}, nil, info, err
+		}
+	}
+	for _, m := range idx.members {
+		isItems := m.array && jsontext.IsKey(m.key, field)
+		switch {
+		case isItems && page.array:
+			// The first array's items were not validated (see above).
+			return listPage{}, nil, info, fmt.Errorf("the member %q appears twice", field)
+		case isItems:
+			page = listPage{raw: jsontext.Ref(m.val[:len(m.val):len(m.val)]), items: m.items, array: true}
+		default:
+			for _, it := range m.items {
+				if err := jsontext.Check(it); err != nil { // another member's array
+					return listPage{}, nil, info, err
+				}
+			}
+		}
+		switch jsontext.Unquote(m.key) {
+		case field:
+			if !isItems {
+				page = listPage{raw: jsontext.Ref(m.val[:len(m.val):len(m.val)])}
+			}
+		case "nextCursor":
+			switch m.val[0] {
+			case '"':
+				s := jsontext.Unquote(m.val)
+				next = &s
+			case 'n':
+				next = nil
+			default:
+				return listPage{}, nil, info, errors.New(`"nextCursor" is not a string`)
+			}
+		case "resultType":
+			if m.val[0] == '"' {
+				info.resultType = jsontext.Unquote(m.val)
+			}
+		case "ttlMs":
+			if n, perr := strconv.ParseFloat(string(m.val), 64); perr == nil {
+				info.ttlMs = int64(max(n, 0))
+			}
+		case "cacheScope":
+			if m.val[0] == '"' {
+				info.cacheScope = jsontext.Unquote(m.val)
+			}
+		}
+	}
+	return page, next, info, nil
+}
+
+// readResultObject reads a result on its own (not in its message) as
+// indexResult does: an error when it is not one JSON object.
+func readResultObject(res []byte) (*resultIndex, error) {
+	i := jsontext.SkipWS(res, 0)
+	if i >= len(res) || res[i] != '{' {
+		if err := jsontext.Check(res); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("the result is not a JSON object")
+	}
+	idx, end, err := indexResult(res, i, 1)
+	if err == nil && jsontext.SkipWS(res, end) != len(res) {
+		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
+	}
+	return idx, err
 }

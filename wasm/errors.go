@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcplive/mcplive"
 	"github.com/mcplive/mcplive/internal/wire"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // errorInfo is how an error crosses to JS, both as a rejection and inside
@@ -154,7 +156,7 @@ func describe(err error) *errorInfo {
 		info.Name = "RPCError"
 		code := rpc.Code
 		info.Code = &code
-		if len(rpc.Data) > 0 && wire.Valid(rpc.Data) {
+		if len(rpc.Data) > 0 && jsontext.Check(rpc.Data) == nil {
 			info.Data = rpc.Data
 		}
 	case errors.Is(err, errArgs):

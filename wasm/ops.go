@@ -10,6 +10,8 @@ import (
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
 	"github.com/mcplive/mcplive/internal/wire"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // call is one operation in flight: its context (cancelled by abort,
@@ -23,14 +25,20 @@ type call struct {
 	onProgress safejs.Value
 }
 
+// decode reads raw, a JSON object or null, into fields as encoding/json
+// reads it into a struct (typ names it in errors): internal/jsontext's
+// reader, which the root package reads its own messages with.
+func decode(raw []byte, typ string, fields ...jsontext.Field) error {
+	return jsontext.Decode(raw, typ, fields)
+}
+
 // args reads the call's arguments (a JSON object) into fields, as
-// encoding/json would read them into a struct with those fields (with the
-// root package's readers: internal/wire).
-func (c *call) args(fields ...wire.Field) error {
+// encoding/json would read them into a struct with those fields.
+func (c *call) args(fields ...jsontext.Field) error {
 	if len(c.raw) == 0 {
 		return nil
 	}
-	if err := wire.Decode(c.raw, c.method, fields...); err != nil {
+	if err := decode(c.raw, c.method, fields...); err != nil {
 		return fmt.Errorf("%s: %w: %v", c.method, errArgs, err)
 	}
 	return nil
@@ -75,7 +83,7 @@ func callTool(c *call) (any, error) {
 		Name      string
 		Arguments json.RawMessage
 	}
-	if err := c.args(wire.Field{Name: "name", Dst: &a.Name}, wire.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
+	if err := c.args(jsontext.Field{Name: "name", Dst: &a.Name}, jsontext.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
 		return nil, err
 	}
 	if a.Name == "" {
@@ -106,7 +114,7 @@ func getPrompt(c *call) (any, error) {
 		Name      string
 		Arguments map[string]string
 	}
-	if err := c.args(wire.Field{Name: "name", Dst: &a.Name}, wire.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
+	if err := c.args(jsontext.Field{Name: "name", Dst: &a.Name}, jsontext.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
 		return nil, err
 	}
 	if a.Name == "" {
@@ -121,7 +129,7 @@ func getPrompt(c *call) (any, error) {
 
 func readResource(c *call) (any, error) {
 	var uri string
-	if err := c.args(wire.Field{Name: "uri", Dst: &uri}); err != nil {
+	if err := c.args(jsontext.Field{Name: "uri", Dst: &uri}); err != nil {
 		return nil, err
 	}
 	res, err := c.cl.c.ReadResource(c.ctx, uri)
@@ -137,7 +145,7 @@ func readResource(c *call) (any, error) {
 
 func complete(c *call) (any, error) {
 	var p mcplive.CompleteParams
-	if err := c.args(wire.Field{Name: "params", Dst: completeParams(&p)}); err != nil {
+	if err := c.args(jsontext.Field{Name: "params", Dst: completeParams(&p)}); err != nil {
 		return nil, err
 	}
 	res, err := c.cl.c.Complete(c.ctx, p)
@@ -151,16 +159,16 @@ func complete(c *call) (any, error) {
 // reads them into a CompleteParams.
 func completeParams(p *mcplive.CompleteParams) func([]byte) error {
 	return func(v []byte) error {
-		return wire.Decode(v, "CompleteParams",
-			wire.Field{Name: "ref", Dst: func(v []byte) error {
-				return wire.Decode(v, "CompleteRef", wire.Field{Name: "type", Dst: &p.Ref.Type},
-					wire.Field{Name: "name", Dst: &p.Ref.Name}, wire.Field{Name: "uri", Dst: &p.Ref.URI})
+		return decode(v, "CompleteParams",
+			jsontext.Field{Name: "ref", Dst: func(v []byte) error {
+				return decode(v, "CompleteRef", jsontext.Field{Name: "type", Dst: &p.Ref.Type},
+					jsontext.Field{Name: "name", Dst: &p.Ref.Name}, jsontext.Field{Name: "uri", Dst: &p.Ref.URI})
 			}},
-			wire.Field{Name: "argument", Dst: func(v []byte) error {
-				return wire.Decode(v, "CompleteArgument", wire.Field{Name: "name", Dst: &p.Argument.Name},
-					wire.Field{Name: "value", Dst: &p.Argument.Value})
+			jsontext.Field{Name: "argument", Dst: func(v []byte) error {
+				return decode(v, "CompleteArgument", jsontext.Field{Name: "name", Dst: &p.Argument.Name},
+					jsontext.Field{Name: "value", Dst: &p.Argument.Value})
 			}},
-			wire.Field{Name: "context", Dst: func(v []byte) error {
+			jsontext.Field{Name: "context", Dst: func(v []byte) error {
 				if v[0] == 'n' {
 					p.Context = nil
 					return nil
@@ -168,7 +176,7 @@ func completeParams(p *mcplive.CompleteParams) func([]byte) error {
 				if p.Context == nil {
 					p.Context = new(mcplive.CompleteContext)
 				}
-				return wire.Decode(v, "CompleteContext", wire.Field{Name: "arguments", Dst: &p.Context.Arguments})
+				return decode(v, "CompleteContext", jsontext.Field{Name: "arguments", Dst: &p.Context.Arguments})
 			}},
 		)
 	}
@@ -176,7 +184,7 @@ func completeParams(p *mcplive.CompleteParams) func([]byte) error {
 
 func setLoggingLevel(c *call) (any, error) {
 	var level string
-	if err := c.args(wire.Field{Name: "level", Dst: &level}); err != nil {
+	if err := c.args(jsontext.Field{Name: "level", Dst: &level}); err != nil {
 		return nil, err
 	}
 	return nil, c.cl.c.SetLoggingLevel(c.ctx, level)
@@ -187,7 +195,7 @@ func ping(c *call) (any, error) { return nil, c.cl.c.Ping(c.ctx) }
 // kindArg reads the argument kind of the operations on one list.
 func kindArg(c *call) (mcplive.Kind, error) {
 	var kind string
-	err := c.args(wire.Field{Name: "kind", Dst: &kind})
+	err := c.args(jsontext.Field{Name: "kind", Dst: &kind})
 	return mcplive.Kind(kind), err
 }
 
@@ -221,7 +229,7 @@ func resync(c *call) (any, error) {
 
 func subscribeResource(c *call) (any, error) {
 	var uri string
-	if err := c.args(wire.Field{Name: "uri", Dst: &uri}); err != nil {
+	if err := c.args(jsontext.Field{Name: "uri", Dst: &uri}); err != nil {
 		return nil, err
 	}
 	return c.cl.subscribe(c.ctx, uri)
@@ -229,7 +237,7 @@ func subscribeResource(c *call) (any, error) {
 
 func unsubscribeResource(c *call) (any, error) {
 	var id int
-	if err := c.args(wire.Field{Name: "id", Dst: &id}); err != nil {
+	if err := c.args(jsontext.Field{Name: "id", Dst: &id}); err != nil {
 		return nil, err
 	}
 	return nil, c.cl.unsubscribe(c.ctx, id)

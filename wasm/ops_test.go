@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcplive/mcplive"
-	"github.com/mcplive/mcplive/internal/wire"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // The arguments JS sends to an operation are read with the root
@@ -41,7 +42,7 @@ func TestOpArgumentsMatchEncodingJSON(t *testing.T) {
 	}
 	for _, in := range cases {
 		var got, want mcplive.CompleteParams
-		errGot := (&call{method: "complete", raw: []byte(in)}).args(wire.Field{Name: "params", Dst: completeParams(&got)})
+		errGot := (&call{method: "complete", raw: []byte(in)}).args(jsontext.Field{Name: "params", Dst: completeParams(&got)})
 		var ref struct {
 			Params mcplive.CompleteParams `json:"params"`
 		}
@@ -54,7 +55,7 @@ func TestOpArgumentsMatchEncodingJSON(t *testing.T) {
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		var ca, caWant callArgs
-		errGot = (&call{method: "tools/call", raw: []byte(in)}).args(wire.Field{Name: "name", Dst: &ca.Name}, wire.Field{Name: "arguments", Dst: &ca.Arguments})
+		errGot = (&call{method: "tools/call", raw: []byte(in)}).args(jsontext.Field{Name: "name", Dst: &ca.Name}, jsontext.Field{Name: "arguments", Dst: &ca.Arguments})
 		check(t, "callTool", in, ca, caWant, errGot, json.Unmarshal([]byte(in), &caWant))
 
 		type promptArgs struct {
@@ -62,7 +63,7 @@ func TestOpArgumentsMatchEncodingJSON(t *testing.T) {
 			Arguments map[string]string `json:"arguments"`
 		}
 		var pa, paWant promptArgs
-		errGot = (&call{method: "prompts/get", raw: []byte(in)}).args(wire.Field{Name: "name", Dst: &pa.Name}, wire.Field{Name: "arguments", Dst: &pa.Arguments})
+		errGot = (&call{method: "prompts/get", raw: []byte(in)}).args(jsontext.Field{Name: "name", Dst: &pa.Name}, jsontext.Field{Name: "arguments", Dst: &pa.Arguments})
 		check(t, "getPrompt", in, pa, paWant, errGot, json.Unmarshal([]byte(in), &paWant))
 
 		type small struct {
@@ -72,8 +73,8 @@ func TestOpArgumentsMatchEncodingJSON(t *testing.T) {
 			ID    int    `json:"id"`
 		}
 		var sm, smWant small
-		errGot = (&call{method: "small", raw: []byte(in)}).args(wire.Field{Name: "uri", Dst: &sm.URI}, wire.Field{Name: "level", Dst: &sm.Level},
-			wire.Field{Name: "kind", Dst: &sm.Kind}, wire.Field{Name: "id", Dst: &sm.ID})
+		errGot = (&call{method: "small", raw: []byte(in)}).args(jsontext.Field{Name: "uri", Dst: &sm.URI}, jsontext.Field{Name: "level", Dst: &sm.Level},
+			jsontext.Field{Name: "kind", Dst: &sm.Kind}, jsontext.Field{Name: "id", Dst: &sm.ID})
 		check(t, "small", in, sm, smWant, errGot, json.Unmarshal([]byte(in), &smWant))
 	}
 }

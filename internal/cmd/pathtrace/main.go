@@ -1,8 +1,9 @@
 // Command pathtrace prints the path of one list_changed through the root
-// package: the files and functions whose coverage count is higher in a
-// profile of the change (MCPLIVE_PATH_TRACE=change) than in one of the
-// same run without it (MCPLIVE_PATH_TRACE=base); see TestPathTrace and
-// docs/architecture.md.
+// package and the internal packages it calls (profiles made with
+// -coverpkg=.,./internal/...): the files and functions whose coverage
+// count is higher in a profile of the change (MCPLIVE_PATH_TRACE=change)
+// than in one of the same run without it (MCPLIVE_PATH_TRACE=base); see
+// TestPathTrace and docs/architecture.md. Run it from the module's root.
 //
 //	go run ./internal/cmd/pathtrace base.out change.out
 package main
@@ -14,11 +15,14 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
+
+// module is the import path the profiles name files by.
+const module = "github.com/mcplive/mcplive"
 
 type block struct {
 	file       string
@@ -50,7 +54,7 @@ func read(name string) map[block]int {
 		s, _ := strconv.Atoi(sl)
 		e, _ := strconv.Atoi(el)
 		n, _ := strconv.Atoi(fields[2])
-		out[block{filepath.Base(file), s, e}] += n
+		out[block{strings.TrimPrefix(file, module+"/"), s, e}] += n
 	}
 	return out
 }
@@ -58,9 +62,11 @@ func read(name string) map[block]int {
 type fn struct {
 	name       string
 	start, end int
+	calls      []string // the names it calls: f, or m for a method or another package's function
 }
 
-// funcs returns the top-level functions of a file of the root package.
+// funcs returns the top-level functions of a file (a path from the
+// module's root).
 func funcs(file string, cache map[string][]fn) []fn {
 	if fs, ok := cache[file]; ok {
 		return fs
@@ -92,7 +98,25 @@ func funcs(file string, cache map[string][]fn) []fn {
 				name = id.Name + "." + name
 			}
 		}
-		fs = append(fs, fn{name, fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line})
+		var calls []string
+		if fd.Body != nil {
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					switch f := c.Fun.(type) {
+					case *ast.Ident:
+						calls = append(calls, f.Name)
+					case *ast.SelectorExpr:
+						calls = append(calls, f.Sel.Name)
+					case *ast.IndexExpr: // a generic function
+						if id, ok := f.X.(*ast.Ident); ok {
+							calls = append(calls, id.Name)
+						}
+					}
+				}
+				return true
+			})
+		}
+		fs = append(fs, fn{name, fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line, calls})
 	}
 	cache[file] = fs
 	return fs
@@ -127,7 +151,7 @@ func main() {
 		total += len(hit[f])
 	}
 	sort.Strings(files)
-	fmt.Printf("%d files, %d functions\n", len(files), total)
+	fmt.Printf("%d files, %d functions, %d cross-file calls\n", len(files), total, crossCalls(hit, cache))
 	for _, f := range files {
 		var names []string
 		for n := range hit[f] {
@@ -141,4 +165,37 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "pathtrace:", err)
 	os.Exit(1)
+}
+
+// crossCalls counts the calls on the path from a function of one file to
+// a function of another: the pairs (caller, callee), both on the path,
+// where the caller's body calls the callee by name (a method by its name
+// alone, when no function of the caller's file on the path has it), as
+// one counts them by reading the code.
+func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) int {
+	where := map[string][]string{} // a short name → the files on the path with it
+	for file, names := range hit {
+		for n := range names {
+			short := n[strings.LastIndexByte(n, '.')+1:]
+			where[short] = append(where[short], file)
+		}
+	}
+	pairs := map[[2]string]bool{}
+	for file, names := range hit {
+		for _, f := range cache[file] {
+			if !names[f.name] {
+				continue
+			}
+			for _, c := range f.calls {
+				files := where[c]
+				if len(files) == 0 || slices.Contains(files, file) {
+					continue // not on the path, or in the caller's own file
+				}
+				for _, to := range files {
+					pairs[[2]string{file + ":" + f.name, to + ":" + c}] = true
+				}
+			}
+		}
+	}
+	return len(pairs)
 }

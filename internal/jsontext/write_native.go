@@ -1,16 +1,16 @@
 //go:build !js
 
-package mcplive
+package jsontext
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// writeJSONOther writes a value that writeJSON has no case for (an app's
+// writeUnknown writes a value that Encoder.Write has no case for (an app's
 // own type, say a struct as a tool's arguments) with encoding/json, which
 // a native build links anyway (net/http does).
-func writeJSONOther(b *bytes.Buffer, v any, esc bool) error {
+func writeUnknown(b *bytes.Buffer, v any, esc bool) error {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(esc)
 	if err := enc.Encode(v); err != nil {

@@ -1,16 +1,16 @@
 //go:build js
 
-package mcplive
+package jsontext
 
 import (
 	"bytes"
 	"fmt"
 )
 
-// writeJSONOther fails: in the browser build every value this package sends
-// comes from JS as JSON (json.RawMessage) or is one of the types writeJSON
+// writeUnknown fails: in the browser build every value mcplive sends
+// comes from JS as JSON (json.RawMessage) or is one of the types Encoder.Write
 // writes, and encoding/json's encoder stays out of the wasm (jsonenc.go).
 // A value that reaches here is a bug of this package; the error names it.
-func writeJSONOther(_ *bytes.Buffer, v any, _ bool) error {
+func writeUnknown(_ *bytes.Buffer, v any, _ bool) error {
 	return fmt.Errorf("mcplive: cannot encode a %T as JSON in the browser build", v)
 }

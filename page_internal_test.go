@@ -4,44 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
-
-// scanAll reports whether b is exactly one valid JSON value by the
-// package's scanner.
-func scanAll(b []byte) bool {
-	i := skipWS(b, 0)
-	end, err := scanValue(b, i, 0)
-	return err == nil && skipWS(b, end) == len(b)
-}
-
-var scanSeeds = []string{
-	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `-1.0E-2`, `true`, `false`, `null`,
-	`{"a":[1,2,{"b":"c\u00e9\n"}],"d":null}`, ` {"a" : 1 } `,
-	`01`, `1.`, `.5`, `-`, `1e`, `+1`, `"\x"`, `"\u12"`, "\"a\x01\"", `{"a":1,}`, `[1,]`, `[1 2]`,
-	`{"a" 1}`, `{1:2}`, `tru`, `nul`, `"unterminated`, `{"a":1}}`, `[[[[`, `]`, ``, ` `,
-	"\"\xff\xfe\"", `"\/\b\f\n\r\t\"\\"`,
-}
-
-func TestScanMatchesEncodingJSON(t *testing.T) {
-	for _, s := range scanSeeds {
-		if got, want := scanAll([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("scan(%q) = %v, json.Valid = %v", s, got, want)
-		}
-	}
-}
-
-// FuzzScanMatchesEncodingJSON checks the scanner against encoding/json:
-// both must accept exactly the same inputs.
-func FuzzScanMatchesEncodingJSON(f *testing.F) {
-	for _, s := range scanSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := scanAll(b), json.Valid(b); got != want {
-			t.Fatalf("scan(%q) = %v, json.Valid = %v", b, got, want)
-		}
-	})
-}
 
 func TestParseListPage(t *testing.T) {
 	items, next, _, err := parseListPage([]byte(`{"tools":[{"name":"a"}],"nextCursor":"c2","_meta":{}}`), nil, "tools")
@@ -95,7 +60,7 @@ func FuzzParseListPage(f *testing.F) {
 		}
 		if err == nil && !json.Valid(b) {
 			for _, it := range page.items {
-				if checkJSON(it) != nil {
+				if jsontext.Check(it) != nil {
 					return // the walk refuses the page when this item is new
 				}
 			}
@@ -105,12 +70,12 @@ func FuzzParseListPage(f *testing.F) {
 			return
 		}
 		items := page.raw
-		if elems, ok := splitArray(items); ok != page.array || len(elems) != len(page.items) {
-			t.Fatalf("%q: split %d elements (array %v), splitArray %d (%v)", items, len(page.items), page.array, len(elems), ok)
+		if elems, ok := jsontext.SplitArray(items); ok != page.array || len(elems) != len(page.items) {
+			t.Fatalf("%q: split %d elements (array %v), jsontext.SplitArray %d (%v)", items, len(page.items), page.array, len(elems), ok)
 		} else {
 			for i := range elems {
 				if string(elems[i]) != string(page.items[i]) || cap(page.items[i]) != len(page.items[i]) {
-					t.Fatalf("%q: element %d is %q (cap %d), splitArray %q", items, i, page.items[i], cap(page.items[i]), elems[i])
+					t.Fatalf("%q: element %d is %q (cap %d), jsontext.SplitArray %q", items, i, page.items[i], cap(page.items[i]), elems[i])
 				}
 			}
 		}
