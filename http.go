@@ -122,9 +122,9 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		limit:       t.ReadLimit,
 		dialTimeout: t.DialTimeout,
 		log:         t.Logger,
-		wake:        make(chan struct{}, 1),
 		getReady:    make(chan struct{}),
 	}
+	c.queue.init()
 	if c.limit <= 0 {
 		c.limit = DefaultReadLimit
 	}
@@ -162,8 +162,8 @@ type httpConn struct {
 	wg     sync.WaitGroup // the goroutines that read answers and streams
 
 	mu          sync.Mutex
-	queue       []inbound // messages for Read, in arrival order per stream
-	err         error     // why the connection ended, once it did
+	queue       fifo[inbound] // messages for Read, in arrival order per stream
+	err         error         // why the connection ended, once it did
 	closed      bool
 	sessionID   string
 	version     string // negotiated protocol version, from sessionUpdated
@@ -176,7 +176,6 @@ type httpConn struct {
 	getReadyOnce sync.Once
 	noPush       bool                // the server has no standalone stream (GET answered 405)
 	inflight     map[string]struct{} // ids of requests sent and not answered
-	wake         chan struct{}       // signals Read: a message or the end
 
 	closeOnce sync.Once
 
@@ -199,41 +198,22 @@ func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 // readEntry is Read that also tells of gaps, of the request that each
 // message answers and of requests whose answer cannot come (entryReader).
 func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
-	for {
-		c.mu.Lock()
-		if len(c.queue) > 0 {
-			in := c.queue[0]
-			c.queue[0] = inbound{}
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-			return in, nil
-		}
-		err := c.err
-		c.mu.Unlock()
-		if err != nil {
-			return inbound{}, err
-		}
-		select {
-		case <-c.wake:
-		case <-ctx.Done():
-			return inbound{}, ctx.Err()
-		}
+	in, ok, err := c.queue.popCtx(ctx)
+	switch {
+	case err != nil:
+		return inbound{}, err
+	case ok:
+		return in, nil
 	}
+	return inbound{}, c.failure() // the queue is closed once the connection failed
 }
 
+// enqueue queues in for Read, unless the connection is closed.
 func (c *httpConn) enqueue(in inbound) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !c.closed {
-		c.queue = append(c.queue, in)
-	}
-	c.mu.Unlock()
-	c.signal()
-}
-
-func (c *httpConn) signal() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+		c.queue.push(in)
 	}
 }
 
@@ -245,7 +225,7 @@ func (c *httpConn) fail(err error) {
 		c.err = err
 	}
 	c.mu.Unlock()
-	c.signal()
+	c.queue.close() // what is queued is still read, then err
 	c.log.Warn("mcplive: Streamable HTTP connection ends", "url", c.url, "err", err)
 }
 
@@ -570,14 +550,13 @@ func (c *httpConn) Close() error {
 		if c.err == nil {
 			c.err = fmt.Errorf("%w by the client", ErrClosed)
 		}
-		c.queue = nil
+		c.queue.drop()
 		sid, expired, version := c.sessionID, c.expired, c.version
 		var inflight []json.RawMessage
 		for id := range c.inflight {
 			inflight = append(inflight, json.RawMessage(id))
 		}
 		c.mu.Unlock()
-		c.signal()
 		c.cancel()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), min(c.dialTimeout, 5*time.Second))

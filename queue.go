@@ -2,14 +2,19 @@ package mcplive
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 )
 
-// fifo is an unbounded queue with one consumer: producers (the read loop,
-// list syncers) never block on a slow consumer.
+// fifo is the package's one queue: unbounded, with one consumer, so that
+// producers (the read loop, list syncers, the HTTP transport's streams)
+// never block on a slow consumer. It carries the session's notifications
+// to its dispatcher (jsonrpc.go), the Client's deliveries to its event
+// goroutine (below), and the Streamable HTTP transport's messages to its
+// Read (http.go).
 type fifo[T any] struct {
 	mu     sync.Mutex
 	items  []T
@@ -40,26 +45,45 @@ func (q *fifo[T]) close() {
 	q.wake()
 }
 
+// drop closes the queue and discards what it holds.
+func (q *fifo[T]) drop() {
+	q.mu.Lock()
+	q.closed = true
+	clear(q.items)
+	q.items = nil
+	q.mu.Unlock()
+	q.wake()
+}
+
 // pop returns the next item; false once the queue is closed and empty:
 // items pushed before close are still delivered.
 func (q *fifo[T]) pop() (T, bool) {
+	v, ok, _ := q.popCtx(context.Background())
+	return v, ok
+}
+
+// popCtx is pop that gives up with ctx's error when ctx ends first.
+func (q *fifo[T]) popCtx(ctx context.Context) (T, bool, error) {
+	var zero T
 	for {
 		q.mu.Lock()
 		if len(q.items) > 0 {
 			v := q.items[0]
-			var zero T
 			q.items[0] = zero
 			q.items = q.items[1:]
 			q.mu.Unlock()
-			return v, true
+			return v, true, nil
 		}
 		if q.closed {
 			q.mu.Unlock()
-			var zero T
-			return zero, false
+			return zero, false, nil
 		}
 		q.mu.Unlock()
-		<-q.signal
+		select {
+		case <-q.signal:
+		case <-ctx.Done():
+			return zero, false, ctx.Err()
+		}
 	}
 }
 
