@@ -276,7 +276,7 @@ func writeRaws(b *bytes.Buffer, name string, e mcplive.Entries) {
 
 // writeString writes s as a JSON string for JS's JSON.parse, the only reader
 // of what it writes: the least escaping JSON allows, on the path of every
-// item's key. (The root package's writeJSONStringEsc writes what
+// item's key. (internal/jsontext's WriteString writes what
 // json.Marshal writes, for servers: it also escapes <, >, &, U+2028 and
 // U+2029 and replaces invalid UTF-8, which the TextDecoder that hands this
 // text to JS does anyway.)
