@@ -50,7 +50,7 @@ func liveConnect(t testing.TB, url string, o *mcplive.Options) *mcplive.Client {
 	}
 	// Connect is a batch of work (initialize, then every page of every
 	// list): no budget but the test's; each request has its RequestTimeout.
-	c, err := mcplive.Connect(testCtx(t), url, o)
+	c, err := mcplive.Connect(testCtx(t), url, eraOptions(o))
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}

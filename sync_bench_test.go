@@ -97,7 +97,7 @@ func liveBenchNaive(b *testing.B, url string) *liveBenchClient {
 			}
 		}()
 	}
-	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: url}, o)
+	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: url}, eraOptions(o))
 	if err != nil {
 		cancel()
 		b.Fatal(err)
