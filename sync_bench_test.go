@@ -53,8 +53,9 @@ type liveBenchClient struct {
 func liveBenchLive(b *testing.B, url string) *liveBenchClient {
 	o := liveOptions()
 	o.RequestTimeout = time.Minute
+	walks := liveCountWalks(b, url, o)
 	c := liveConnect(b, url, o)
-	bc := &liveBenchClient{changes: make(chan liveBenchChange, 1<<14), walks: func() uint64 { return c.Walks(mcplive.KindTools) }}
+	bc := &liveBenchClient{changes: make(chan liveBenchChange, 1<<14), walks: func() uint64 { return walks.of(mcplive.KindTools) }}
 	b.Cleanup(c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
 		bc.changes <- liveBenchChange{time.Now(), u.Items}
 	}))
