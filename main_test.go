@@ -22,9 +22,9 @@ var testEra string
 // TestMain runs every test once per protocol era: without MCPLIVE_TEST_ERA
 // it runs this test binary again for each era, with the same flags, and
 // fails when either run fails. Fuzzing and benchmarks run once, in the
-// client's own default (modern first). In each run it fails when a test
-// leaves a goroutine behind: a Client or Session must end all of its
-// goroutines on Close.
+// legacy era (their clients pin 2025-11-25: eraOptions). In each run it
+// fails when a test leaves a goroutine behind: a Client or Session must
+// end all of its goroutines on Close.
 func TestMain(m *testing.M) {
 	testEra = os.Getenv("MCPLIVE_TEST_ERA")
 	if testEra == "" {
