@@ -42,7 +42,7 @@ func BenchmarkListTools10kClientOnly(b *testing.B) {
 
 func benchListTools(b *testing.B, url string) {
 	ctx := context.Background()
-	s, err := mcplive.NewSession(ctx, testTransport(b, url), nil)
+	s, err := mcplive.NewSession(ctx, testTransport(b, url), eraOptions(nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 	// No budget for the 300 calls together (a loaded machine may take
 	// minutes): each call is bounded by the session's request timeout.
 	ctx := testCtx(t)
-	s, err := mcplive.NewSession(ctx, testTransport(t, srv.URL), nil)
+	s, err := mcplive.NewSession(ctx, testTransport(t, srv.URL), eraOptions(nil))
 	assertNoErr(t, err, "NewSession")
 	defer s.Close()
 	for i := range 300 {
@@ -81,7 +81,7 @@ func TestClientRequestTimeoutWhileReconnecting(t *testing.T) {
 func TestCloseLeavesListsStale(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
-	c, err := mcplive.Connect(testCtx(t), srv.URL, nil)
+	c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(nil))
 	assertNoErr(t, err, "Connect")
 	n := len(c.Tools().Snapshot().Items)
 	c.Close()

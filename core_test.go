@@ -37,7 +37,7 @@ func TestNewTransportBySchemes(t *testing.T) {
 			t.Errorf("NewTransport(%q) = %v, want an error saying %q", url, err, want)
 		}
 		// Connect refuses it the same way, at once, without dialing.
-		if _, err := mcplive.Connect(testCtx(t), url, nil); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := mcplive.Connect(testCtx(t), url, eraOptions(nil)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Connect(%q) = %v, want an error saying %q", url, err, want)
 		}
 	}
@@ -49,7 +49,7 @@ func TestDialRefusedIsErrDial(t *testing.T) {
 	srv := liveScripted(t, "", 0)
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	_, err := mcplive.Connect(testCtx(t), url, &mcplive.Options{Reconnect: mcplive.ReconnectOptions{Disabled: true}})
+	_, err := mcplive.Connect(testCtx(t), url, eraOptions(&mcplive.Options{Reconnect: mcplive.ReconnectOptions{Disabled: true}}))
 	if !errors.Is(err, mcplive.ErrDial) || errors.Is(err, mcplive.ErrClosed) || !strings.Contains(err.Error(), "Origin") {
 		t.Fatalf("Connect to a closed port = %v, want ErrDial naming the likely causes", err)
 	}

@@ -22,10 +22,6 @@ import (
 // offers, and list changes reach the client only on a subscriptions/listen
 // stream it opened (listen.go).
 
-// defaultVersion is the revision used when Options.ProtocolVersion is
-// empty; "" tries the modern era first.
-var defaultVersion = ""
-
 // ErrIncompleteResult reports a modern result whose resultType is not
 // "complete" (such as "input_required", a multi round-trip request) for a
 // call that does not support it.
@@ -36,9 +32,6 @@ var ErrIncompleteResult = errors.New("mcplive: incomplete result")
 // it, unless Options.ProtocolVersion pins one.
 func (s *Session) open(ctx context.Context) error {
 	pin := s.opts.ProtocolVersion
-	if pin == "" {
-		pin = defaultVersion
-	}
 	if pin == "" && s.legacyFirst {
 		// The server answered initialize last time: skip the probe (a
 		// round trip, or the whole probe timeout with a server that

@@ -63,7 +63,7 @@ func TestSilentServerTimesOutAlikeOverBothTransports(t *testing.T) {
 			url := scheme + "://" + ln.Addr().String() + "/mcp"
 			o := &mcplive.Options{DialTimeout: 300 * time.Millisecond}
 			o.Reconnect.Disabled = true
-			c, err := mcplive.Connect(testCtx(t), url, o)
+			c, err := mcplive.Connect(testCtx(t), url, eraOptions(o))
 			if err == nil {
 				c.Close()
 				t.Fatal("connected to a silent server")
@@ -89,7 +89,7 @@ func TestHTTPErrorQuotesTheHTMLTitle(t *testing.T) {
 	defer srv.Close()
 	o := &mcplive.Options{}
 	o.Reconnect.Disabled = true
-	c, err := mcplive.Connect(testCtx(t), srv.URL+"/mcp", o)
+	c, err := mcplive.Connect(testCtx(t), srv.URL+"/mcp", eraOptions(o))
 	if err == nil {
 		c.Close()
 		t.Fatal("connected to an error page")
@@ -204,7 +204,7 @@ func TestWebSocketURLOfAStreamableHTTPServer(t *testing.T) {
 	wsURL := "ws" + strings.TrimPrefix(httpURL, "http")
 	o := &mcplive.Options{}
 	o.Reconnect.Disabled = true
-	c, err := mcplive.Connect(testCtx(t), wsURL, o)
+	c, err := mcplive.Connect(testCtx(t), wsURL, eraOptions(o))
 	if err == nil {
 		c.Close()
 		t.Fatal("connected over WebSocket to an HTTP-only server")
@@ -222,7 +222,7 @@ func TestWebSocketURLOfAStreamableHTTPServer(t *testing.T) {
 		io.WriteString(w, `{"hello":"world"}`)
 	}))
 	defer plain.Close()
-	_, err = mcplive.Connect(testCtx(t), "ws"+strings.TrimPrefix(plain.URL, "http")+"/mcp", o)
+	_, err = mcplive.Connect(testCtx(t), "ws"+strings.TrimPrefix(plain.URL, "http")+"/mcp", eraOptions(o))
 	if err == nil || strings.Contains(err.Error(), "Streamable HTTP") {
 		t.Errorf("a server that is not MCP: %v", err)
 	}

@@ -258,7 +258,7 @@ func async(fn func() error) <-chan error {
 // hostileSession opens a Session on h, returning it and the server's side.
 func hostileSession(t testing.TB, h *hostile, readLimit int64, opts *mcplive.Options) (*mcplive.Session, *hconn) {
 	t.Helper()
-	s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: h.URL, ReadLimit: readLimit}, opts)
+	s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: h.URL, ReadLimit: readLimit}, eraOptions(opts))
 	assertNoErr(t, err, "NewSession")
 	t.Cleanup(func() { s.Close() })
 	return s, h.conn(t)
@@ -330,7 +330,7 @@ func TestHostileVersions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := startHostile(t, hostileOpts{InitReply: func(id json.RawMessage) string { return fmt.Sprintf(tc.reply, id) }})
-			s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: h.URL}, nil)
+			s, err := mcplive.NewSession(testCtx(t), &mcplive.WebSocketTransport{URL: h.URL}, eraOptions(nil))
 			assertErr(t, err, tc.errs, tc.texts...)
 			if s != nil {
 				t.Error("NewSession returned a session with its error")
@@ -504,10 +504,10 @@ func TestHostileReadLimitOption(t *testing.T) {
 func TestHostileReadLimitClient(t *testing.T) {
 	t.Parallel()
 	h := startHostile(t, hostileOpts{})
-	c, err := mcplive.Connect(testCtx(t), h.URL, &mcplive.Options{
+	c, err := mcplive.Connect(testCtx(t), h.URL, eraOptions(&mcplive.Options{
 		ReadLimit: 1024, HeartbeatInterval: -1,
 		Reconnect: mcplive.ReconnectOptions{InitialDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
-	})
+	}))
 	assertNoErr(t, err, "Connect")
 	t.Cleanup(func() { c.Close() })
 	sc := h.conn(t)

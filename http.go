@@ -368,7 +368,7 @@ func (c *httpConn) writePost(p post) (err error) {
 	if err := c.failure(); err != nil {
 		return err
 	}
-	if m.method == "notifications/cancelled" && !c.legacy(m) {
+	if m.method == notifyCancelled && !c.legacy(m) {
 		// 2026-07-28: closing the request's stream is the cancellation
 		// (the caller's context ended, which closed it); the revision
 		// defines no notification POSTs.
@@ -418,7 +418,7 @@ func (c *httpConn) writePost(p post) (err error) {
 				return nil
 			}
 		}
-		if err != nil && !m.isRequest() && m.method != "notifications/initialized" && !errors.Is(err, ErrClosed) {
+		if err != nil && !m.isRequest() && m.method != notifyInitialized && !errors.Is(err, ErrClosed) {
 			// One refused notification or response (a cancellation of
 			// a request the server forgot, say) is no broken
 			// connection: HTTP carries on.
@@ -438,7 +438,7 @@ func (c *httpConn) writePost(p post) (err error) {
 			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
 		}
 		c.setEstablished()
-		if m.method == "notifications/initialized" {
+		if m.method == notifyInitialized {
 			// For a session that does not call sessionUpdated: the
 			// standalone stream opens once the session is initialized.
 			c.startGET()
@@ -500,7 +500,7 @@ func (c *httpConn) legacy(m outgoing) bool {
 // background and bounded.
 func (c *httpConn) cancelLater(id json.RawMessage) {
 	b, err := marshalJSON(map[string]any{
-		"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"jsonrpc": "2.0", "method": notifyCancelled,
 		"params": map[string]any{"requestId": id, "reason": "cancelled by the client"},
 	})
 	if err != nil {
@@ -509,7 +509,7 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.writeDescribed(ctx, b, outgoing{method: "notifications/cancelled"})
+		_ = c.writeDescribed(ctx, b, outgoing{method: notifyCancelled})
 	})
 }
 
@@ -566,13 +566,13 @@ func (c *httpConn) Close() error {
 				// until its requests end (go-sdk does). Cancel them.
 				for _, id := range inflight {
 					b, err := marshalJSON(map[string]any{
-						"jsonrpc": "2.0", "method": "notifications/cancelled",
+						"jsonrpc": "2.0", "method": notifyCancelled,
 						"params": map[string]any{"requestId": id, "reason": "the client closed the connection"},
 					})
 					if err != nil {
 						continue
 					}
-					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: "notifications/cancelled"}, ""); err == nil {
+					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: notifyCancelled}, ""); err == nil {
 						resp.Body.Close()
 					}
 				}

@@ -27,7 +27,7 @@ func hSession(t testing.TB, ho hh.Options, tr mcplive.HTTPTransport, o *mcplive.
 	t.Helper()
 	h := hh.New(t, ho)
 	tr.URL = h.URL
-	s, err := mcplive.NewSession(testCtx(t), &tr, o)
+	s, err := mcplive.NewSession(testCtx(t), &tr, eraOptions(o))
 	assertNoErr(t, err, "NewSession")
 	t.Cleanup(func() { s.Close() })
 	return s, h
@@ -68,7 +68,7 @@ func TestHTTPHostileContentType(t *testing.T) {
 	hPing(t, s, h)
 
 	h2 := hh.New(t, hh.Options{InitStatus: 200, InitType: "text/html; charset=utf-8", InitBody: "<html>login</html>"})
-	_, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h2.URL}, nil)
+	_, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h2.URL}, eraOptions(nil))
 	assertErr(t, err, errs(mcplive.ErrDial, mcplive.ErrProtocol), "text/html", "MCP endpoint")
 }
 
@@ -376,7 +376,7 @@ func TestHTTPHostileCloseDeletes(t *testing.T) {
 		return true
 	}})
 	t.Cleanup(func() { close(hold) })
-	s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: 100 * time.Millisecond}, nil)
+	s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: 100 * time.Millisecond}, eraOptions(nil))
 	assertNoErr(t, err, "NewSession")
 	assertNoErr(t, recv(t, async(s.Close), "Close"), "Close")
 	d := h.WaitLog("DELETE", func(r hh.Record) bool { return r.Method == http.MethodDelete })
@@ -427,7 +427,7 @@ func TestHTTPHostileAuth(t *testing.T) {
 			r.Answer(401, "text/plain", "no")
 			return true
 		}})
-		_, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL}, nil)
+		_, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL}, eraOptions(nil))
 		var aerr *mcplive.AuthError
 		if !errors.As(err, &aerr) || !errors.Is(err, mcplive.ErrDial) {
 			t.Fatalf("initialize answered 401: %v, want an *AuthError matching ErrDial", err)
@@ -549,7 +549,7 @@ func TestHTTPDialFailures(t *testing.T) {
 	assertNoErr(t, err, "listen")
 	url := "http://" + ln.Addr().String() + "/mcp"
 	ln.Close()
-	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: url}, nil)
+	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: url}, eraOptions(nil))
 	assertErr(t, err, errs(mcplive.ErrDial), "server up")
 	if errors.Is(err, mcplive.ErrClosed) {
 		t.Errorf("refused: %v matches ErrClosed", err)
@@ -559,11 +559,11 @@ func TestHTTPDialFailures(t *testing.T) {
 		<-r.Gone
 		return true
 	}})
-	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: 100 * time.Millisecond}, nil)
+	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: 100 * time.Millisecond}, eraOptions(nil))
 	assertErr(t, err, errs(mcplive.ErrTimeout, mcplive.ErrDial), "100ms")
 
 	h404 := hh.New(t, hh.Options{InitStatus: 404, InitType: "text/plain", InitBody: "404 page not found"})
-	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h404.URL}, nil)
+	_, err = mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h404.URL}, eraOptions(nil))
 	var herr *mcplive.HTTPError
 	if !errors.As(err, &herr) || herr.StatusCode != 404 || !errors.Is(err, mcplive.ErrDial) || !strings.Contains(err.Error(), "MCP endpoint") {
 		t.Fatalf("initialize answered 404: %v, want an *HTTPError 404 matching ErrDial", err)

@@ -133,7 +133,7 @@ func TestHTTPGETStreamFailureIsItsOwn(t *testing.T) {
 			notes, onNote := newHNotes()
 			h := hh.New(t, hh.Options{SessionID: "s1", GET: true})
 			opened := async(func() error {
-				s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL}, &mcplive.Options{OnNotification: onNote})
+				s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL}, eraOptions(&mcplive.Options{OnNotification: onNote}))
 				if err == nil {
 					t.Cleanup(func() { s.Close() })
 				}
@@ -169,7 +169,7 @@ func TestHTTPGETStreamCutClientConnects(t *testing.T) {
 	}})
 	o := liveOptions()
 	o.Transport = &mcplive.HTTPTransport{URL: h.URL}
-	c, err := mcplive.Connect(testCtx(t), h.URL, o)
+	c, err := mcplive.Connect(testCtx(t), h.URL, eraOptions(o))
 	assertNoErr(t, err, "Connect with the GET stream cut")
 	t.Cleanup(func() { c.Close() })
 	snap := c.Tools().Snapshot()
@@ -393,7 +393,7 @@ func TestHTTPModernListenDropKeepsCalls(t *testing.T) {
 	}})
 	o := modernOptions()
 	o.Transport = &mcplive.HTTPTransport{URL: h.URL}
-	c, err := mcplive.Connect(testCtx(t), h.URL, o)
+	c, err := mcplive.Connect(testCtx(t), h.URL, eraOptions(o))
 	assertNoErr(t, err, "Connect")
 	t.Cleanup(func() { c.Close() })
 	recv(t, listens, "the listen stream")
@@ -436,7 +436,7 @@ func TestHTTPRetryAfterOnAReconnect(t *testing.T) {
 	o.Transport = &mcplive.HTTPTransport{URL: h.URL}
 	o.Reconnect.InitialDelay = time.Millisecond
 	o.Reconnect.MaxDelay = 10 * time.Millisecond
-	c, err := mcplive.Connect(testCtx(t), h.URL, o)
+	c, err := mcplive.Connect(testCtx(t), h.URL, eraOptions(o))
 	assertNoErr(t, err, "Connect")
 	t.Cleanup(func() { c.Close() })
 	_ = c.Ping(testCtx(t))

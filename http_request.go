@@ -92,11 +92,11 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if version >= modernVersion && m.method != "" && m.isRequest() {
 		req.Header.Set(headerMethod, m.method)
 		switch m.method {
-		case "tools/call", "prompts/get", "resources/read":
+		case methodCallTool, methodGetPrompt, methodReadResource:
 			if m.name != "" {
 				req.Header.Set(headerName, encodeHeaderValue(m.name))
 			}
-			if m.method == "tools/call" {
+			if m.method == methodCallTool {
 				c.setParamHeaders(req.Header, m.name, msg)
 			}
 		}

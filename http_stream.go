@@ -54,7 +54,7 @@ const maxResends = 2
 // discovery), so that a second run does no harm.
 func resendable(method string) bool {
 	switch method {
-	case methodDiscover, "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	case methodDiscover, methodListTools, methodListPrompts, methodListResources, methodListTemplates:
 		return true
 	}
 	return false

@@ -240,7 +240,7 @@ func TestHTTPSDKRestart(t *testing.T) {
 func TestHTTPSDKCloseDeletes(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NewHTTP(t, &mcptest.Options{Setup: liveSDKSetup}, &mcp.StreamableHTTPOptions{Stateless: !legacyEra()})
-	c, err := mcplive.Connect(testCtx(t), srv.URL, liveOptions())
+	c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(liveOptions()))
 	assertNoErr(t, err, "Connect")
 	if !legacyEra() {
 		// 2026-07-28 has no sessions: nothing to delete.

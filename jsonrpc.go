@@ -552,7 +552,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 		return
 	}
 	resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
-	if m.Method == "ping" {
+	if m.Method == methodPing {
 		resp.Result = json.RawMessage("{}")
 	} else {
 		c.log.Info("mcplive: answered an unsupported server request", "method", m.Method)

@@ -74,7 +74,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("connected", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 		assertNoErr(t, err, "NewSession")
 		_, err = s.ListTools(testCtx(t))
 		assertNoErr(t, err, "ListTools")
@@ -85,7 +85,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("mid-call", func(t *testing.T) {
 		srv, p, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 		assertNoErr(t, err, "NewSession")
 		done := async(func() error {
 			_, err := s.CallTool(context.Background(), "block", nil, &mcplive.CallToolOptions{OnProgress: func(mcplive.Progress) {}})
@@ -100,7 +100,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("dropped-by-server", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+		s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 		assertNoErr(t, err, "NewSession")
 		srv.Stop()
 		if testEra == "modern" && mcptest.Transport() == "http" {
@@ -116,7 +116,7 @@ func TestNoGoroutineLeaksSession(t *testing.T) {
 	t.Run("initialize-refused", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, func(o *mcp.ServerOptions) { o.SupportedProtocolVersions = []string{"2024-11-05"} })
 		before := clientGoroutines()
-		_, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+		_, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 		assertErr(t, err, errs(mcplive.ErrProtocol))
 		noClientGoroutinesSince(t, before)
 		srv.Stop()
@@ -143,7 +143,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 	t.Run("connected", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		c, err := mcplive.Connect(testCtx(t), srv.URL, &mcplive.Options{HeartbeatInterval: time.Millisecond})
+		c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(&mcplive.Options{HeartbeatInterval: time.Millisecond}))
 		assertNoErr(t, err, "Connect")
 		c.Tools().Subscribe(func(mcplive.Update[mcplive.Tool]) {})
 		assertNoErr(t, c.Ping(testCtx(t)), "Ping")
@@ -154,7 +154,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 	t.Run("mid-call", func(t *testing.T) {
 		srv, p, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		c, err := mcplive.Connect(testCtx(t), srv.URL, nil)
+		c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(nil))
 		assertNoErr(t, err, "Connect")
 		done := async(func() error { _, err := c.CallTool(context.Background(), "block", nil, nil); return err })
 		recv(t, p.started, "block started")
@@ -182,7 +182,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 		before := clientGoroutines()
 		connected := make(chan *mcplive.Client, 1)
 		go func() {
-			c, _ := mcplive.Connect(context.Background(), srv.URL, nil)
+			c, _ := mcplive.Connect(context.Background(), srv.URL, eraOptions(nil))
 			connected <- c
 		}()
 		recv(t, listing, "the first tools/list")
@@ -200,7 +200,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 	t.Run("reconnecting", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		c, err := mcplive.Connect(testCtx(t), srv.URL, &mcplive.Options{Reconnect: fast})
+		c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(&mcplive.Options{Reconnect: fast}))
 		assertNoErr(t, err, "Connect")
 		states := make(chan mcplive.State, 16)
 		c.WatchState(func(s mcplive.State) { states <- s })
@@ -214,7 +214,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 	t.Run("close-from-callback", func(t *testing.T) {
 		srv, _, _ := startSDKServer(t, nil)
 		before := clientGoroutines()
-		c, err := mcplive.Connect(testCtx(t), srv.URL, nil)
+		c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(nil))
 		assertNoErr(t, err, "Connect")
 		closed := make(chan struct{})
 		c.Tools().Subscribe(func(mcplive.Update[mcplive.Tool]) {
@@ -230,7 +230,7 @@ func TestNoGoroutineLeaksClient(t *testing.T) {
 	t.Run("connect-failed", func(t *testing.T) {
 		h := startHostile(t, hostileOpts{InitReply: func(json.RawMessage) string { return "not json" }})
 		before := clientGoroutines()
-		_, err := mcplive.Connect(testCtx(t), h.URL, nil)
+		_, err := mcplive.Connect(testCtx(t), h.URL, eraOptions(nil))
 		assertErr(t, err, errs(mcplive.ErrProtocol))
 		noClientGoroutinesSince(t, before)
 	})

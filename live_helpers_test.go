@@ -5,6 +5,7 @@ package mcplive_test
 // cannot collide with the helpers of the package's other test files.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,7 +51,7 @@ func liveConnect(t testing.TB, url string, o *mcplive.Options) *mcplive.Client {
 	}
 	// Connect is a batch of work (initialize, then every page of every
 	// list): no budget but the test's; each request has its RequestTimeout.
-	c, err := mcplive.Connect(testCtx(t), url, o)
+	c, err := mcplive.Connect(testCtx(t), url, eraOptions(o))
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}
@@ -393,4 +394,79 @@ func liveOpenings() func(*scripted.Request) bool {
 		seen[r.Conn] = true
 		return first
 	}
+}
+
+// liveWalks counts the list walks of a client (every page of one list) as
+// its connection shows them: a walk's first page is the one request of the
+// list's method without a cursor. A walk is counted when the client writes
+// that request, a little after the client starts it.
+type liveWalks struct {
+	mu sync.Mutex
+	n  map[string]uint64 // by method
+}
+
+// liveListMethods is the list method of each kind.
+var liveListMethods = map[mcplive.Kind]string{
+	mcplive.KindTools:             "tools/list",
+	mcplive.KindPrompts:           "prompts/list",
+	mcplive.KindResources:         "resources/list",
+	mcplive.KindResourceTemplates: "resources/templates/list",
+}
+
+// liveCountWalks sets o.Transport to url's transport, with connections that
+// count the client's walks.
+func liveCountWalks(t testing.TB, url string, o *mcplive.Options) *liveWalks {
+	t.Helper()
+	tr, err := mcplive.NewTransport(url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &liveWalks{n: map[string]uint64{}}
+	o.Transport = liveTransport(func(ctx context.Context) (mcplive.Conn, error) {
+		conn, err := tr.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &liveWalkConn{Conn: conn, walks: w}, nil
+	})
+	return w
+}
+
+// of returns how many walks of kind the client has started so far.
+func (w *liveWalks) of(kind mcplive.Kind) uint64 {
+	m, ok := liveListMethods[kind]
+	if !ok {
+		panic("liveWalks: no list method for kind " + string(kind))
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n[m]
+}
+
+// liveTransport is a Transport of a function.
+type liveTransport func(context.Context) (mcplive.Conn, error)
+
+func (f liveTransport) Connect(ctx context.Context) (mcplive.Conn, error) { return f(ctx) }
+
+// liveWalkConn counts the first pages of list walks it writes.
+type liveWalkConn struct {
+	mcplive.Conn
+	walks *liveWalks
+}
+
+func (c *liveWalkConn) Write(ctx context.Context, msg []byte) error {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Cursor *string `json:"cursor"`
+		} `json:"params"`
+	}
+	// Only a list request is decoded: the benchmarks count walks too.
+	if bytes.Contains(msg, []byte(`/list"`)) && json.Unmarshal(msg, &m) == nil && m.ID != nil && strings.HasSuffix(m.Method, "/list") && m.Params.Cursor == nil {
+		c.walks.mu.Lock()
+		c.walks.n[m.Method]++
+		c.walks.mu.Unlock()
+	}
+	return c.Conn.Write(ctx, msg)
 }

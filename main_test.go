@@ -22,9 +22,9 @@ var testEra string
 // TestMain runs every test once per protocol era: without MCPLIVE_TEST_ERA
 // it runs this test binary again for each era, with the same flags, and
 // fails when either run fails. Fuzzing and benchmarks run once, in the
-// client's own default (modern first). In each run it fails when a test
-// leaves a goroutine behind: a Client or Session must end all of its
-// goroutines on Close.
+// legacy era (their clients pin 2025-11-25: eraOptions). In each run it
+// fails when a test leaves a goroutine behind: a Client or Session must
+// end all of its goroutines on Close.
 func TestMain(m *testing.M) {
 	testEra = os.Getenv("MCPLIVE_TEST_ERA")
 	if testEra == "" {
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	}
 	switch testEra {
 	case "legacy":
-		mcplive.SetDefaultVersion(mcplive.ProtocolVersion)
+		// Its clients pin 2025-11-25: eraOptions.
 	case "modern", "":
 		testEra = "modern"
 	default:
@@ -146,6 +146,25 @@ func skipOtherEra() {
 		}
 		_ = f.Value.Set(pattern)
 	}
+}
+
+// eraOptions returns the options of a client or session of this run, for
+// every mcplive.Connect and mcplive.NewSession of these tests: in the legacy
+// run, a copy of o with ProtocolVersion pinned to 2025-11-25 (so the client
+// opens with initialize, without the server/discover probe or the fallback
+// to initialize on a new connection); o itself when the test pins a
+// revision of its own, and in the modern run, where the client negotiates
+// (modern first).
+func eraOptions(o *mcplive.Options) *mcplive.Options {
+	if testEra != "legacy" || (o != nil && o.ProtocolVersion != "") {
+		return o
+	}
+	var pinned mcplive.Options
+	if o != nil {
+		pinned = *o
+	}
+	pinned.ProtocolVersion = mcplive.ProtocolVersion
+	return &pinned
 }
 
 // eraVersion is the revision a client negotiates with a server that speaks

@@ -94,7 +94,7 @@ func probeMCP(ctx context.Context, u string) (bool, error) {
 	h.Set(headerProtocolVersion, ModernVersion)
 	h.Set(headerMethod, methodDiscover)
 	req := &httpRequest{ctx: ctx, Method: methodPost, URL: u, Header: h,
-		Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + ModernVersion + `"}}}`)}
+		Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + methodDiscover + `","params":{"_meta":{"` + metaProtocolVersion + `":"` + ModernVersion + `"}}}`)}
 	resp, err := rt.roundTrip(req)
 	if err != nil {
 		return false, err

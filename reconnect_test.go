@@ -479,7 +479,7 @@ func TestLiveConnectLostDuringFirstSync(t *testing.T) {
 	o := liveOptions()
 	o.RequestTimeout = time.Minute
 	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
-	c, err := mcplive.Connect(liveCtx(t), srv.URL, o)
+	c, err := mcplive.Connect(liveCtx(t), srv.URL, eraOptions(o))
 	if err == nil {
 		c.Close()
 		t.Fatal("Connect succeeded on a connection that never answered a list call")

@@ -102,7 +102,7 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests(), o.RequestTimeout)
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
-		if o.ProtocolVersion == "" && defaultVersion == "" && s.modern && ctx.Err() == nil &&
+		if o.ProtocolVersion == "" && s.modern && ctx.Err() == nil &&
 			(errors.Is(err, ErrClosed) || errors.Is(err, ErrTimeout)) {
 			// A legacy server that hangs up on (or ignores) a request
 			// before initialize: try it the legacy way on a new connection.

@@ -138,7 +138,7 @@ func addSDKFeatures(s *mcp.Server, p *sdkProbe) {
 // dialSession opens a Session on url and closes it when the test ends.
 func dialSession(t testing.TB, url string, opts *mcplive.Options) *mcplive.Session {
 	t.Helper()
-	s, err := mcplive.NewSession(testCtx(t), testTransport(t, url), opts)
+	s, err := mcplive.NewSession(testCtx(t), testTransport(t, url), eraOptions(opts))
 	assertNoErr(t, err, "NewSession")
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -147,7 +147,7 @@ func dialSession(t testing.TB, url string, opts *mcplive.Options) *mcplive.Sessi
 // dialClient connects a Client to url and closes it when the test ends.
 func dialClient(t testing.TB, url string, opts *mcplive.Options) *mcplive.Client {
 	t.Helper()
-	c, err := mcplive.Connect(testCtx(t), url, opts)
+	c, err := mcplive.Connect(testCtx(t), url, eraOptions(opts))
 	assertNoErr(t, err, "Connect")
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -200,7 +200,7 @@ func TestSessionVersionNegotiation(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			srv, _, rec := startSDKServer(t, func(o *mcp.ServerOptions) { o.SupportedProtocolVersions = []string{v} })
-			s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+			s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 			if v == "2024-11-05" {
 				assertErr(t, err, errs(mcplive.ErrProtocol), `"2024-11-05"`, `"2025-11-25"`, "initialize")
 				if s != nil {
@@ -225,7 +225,7 @@ func TestSessionVersionNegotiation(t *testing.T) {
 		c := dialClient(t, srv.URL, nil)
 		assertEqual(t, c.ProtocolVersion(), "2025-06-18", "Client.ProtocolVersion")
 		srv2, _, _ := startSDKServer(t, func(o *mcp.ServerOptions) { o.SupportedProtocolVersions = []string{"2024-11-05"} })
-		c2, err := mcplive.Connect(testCtx(t), srv2.URL, nil)
+		c2, err := mcplive.Connect(testCtx(t), srv2.URL, eraOptions(nil))
 		assertErr(t, err, errs(mcplive.ErrProtocol), "2024-11-05")
 		if c2 != nil {
 			t.Error("Connect returned a client with its error")
@@ -696,7 +696,7 @@ func TestSessionCancel(t *testing.T) {
 func TestSessionCloseInFlight(t *testing.T) {
 	t.Parallel()
 	srv, p, _ := startSDKServer(t, nil)
-	s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), nil)
+	s, err := mcplive.NewSession(testCtx(t), testTransport(t, srv.URL), eraOptions(nil))
 	assertNoErr(t, err, "NewSession")
 	const n = 3
 	errc := make(chan error, n)
@@ -836,7 +836,7 @@ func TestClientTimeoutAndCancel(t *testing.T) {
 func TestClientCloseInFlight(t *testing.T) {
 	t.Parallel()
 	srv, p, _ := startSDKServer(t, nil)
-	c, err := mcplive.Connect(testCtx(t), srv.URL, nil)
+	c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(nil))
 	assertNoErr(t, err, "Connect")
 	const n = 3
 	errc := make(chan error, n)

@@ -32,7 +32,6 @@ type syncer struct {
 	reqGen  uint64 // triggers so far
 	doneGen uint64 // triggers covered by finished walks
 	waiters []syncWaiter
-	walks   uint64 // walks started, for tests and benchmarks
 	// Why the next walk runs: a notification wins over any other cause,
 	// and since is the arrival of the first notification it covers.
 	cause Cause
@@ -108,7 +107,6 @@ func (s *syncer) loop() {
 		gen := s.reqGen
 		cause, since := s.cause, s.since
 		s.cause, s.since = "", time.Time{}
-		s.walks++
 		s.mu.Unlock()
 
 		s.run(s.ctx, cause, since)
@@ -140,13 +138,6 @@ func (s *syncer) release() {
 		}
 	}
 	s.waiters = keep
-}
-
-// walkCount reports how many walks have started.
-func (s *syncer) walkCount() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.walks
 }
 
 // liveList is the kind-independent face of a Client's List, for the

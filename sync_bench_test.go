@@ -53,8 +53,9 @@ type liveBenchClient struct {
 func liveBenchLive(b *testing.B, url string) *liveBenchClient {
 	o := liveOptions()
 	o.RequestTimeout = time.Minute
+	walks := liveCountWalks(b, url, o)
 	c := liveConnect(b, url, o)
-	bc := &liveBenchClient{changes: make(chan liveBenchChange, 1<<14), walks: func() uint64 { return c.Walks(mcplive.KindTools) }}
+	bc := &liveBenchClient{changes: make(chan liveBenchChange, 1<<14), walks: func() uint64 { return walks.of(mcplive.KindTools) }}
 	b.Cleanup(c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
 		bc.changes <- liveBenchChange{time.Now(), u.Items}
 	}))
@@ -97,7 +98,7 @@ func liveBenchNaive(b *testing.B, url string) *liveBenchClient {
 			}
 		}()
 	}
-	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: url}, o)
+	s, err := mcplive.NewSession(ctx, &mcplive.WebSocketTransport{URL: url}, eraOptions(o))
 	if err != nil {
 		cancel()
 		b.Fatal(err)
