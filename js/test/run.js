@@ -33,10 +33,12 @@ if (modfile.status !== 0) {
 }
 const modflag = `-modfile=${modfile.stdout.trim()}`;
 
-/** newestSource is the latest mtime (ms) of the Go sources the shipped wasm is built from. */
+/** newestSource is the latest mtime (ms) of the Go sources the shipped wasm is built from: the root package, the binding and the internal packages they import. */
 function newestSource() {
   let newest = 0;
-  for (const dir of [root, path.join(root, "wasm")]) {
+  const internal = path.join(root, "internal");
+  const dirs = [root, path.join(root, "wasm"), ...readdirSync(internal, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => path.join(internal, d.name))];
+  for (const dir of dirs) {
     for (const f of readdirSync(dir)) {
       if (/\.go$/.test(f) && !/_test\.go$/.test(f) || f === "go.mod" || f === "go.sum") newest = Math.max(newest, statSync(path.join(dir, f)).mtimeMs);
     }
