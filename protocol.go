@@ -1,5 +1,7 @@
 package mcplive
 
+import "github.com/mcplive/mcplive/internal/methods"
+
 // Protocol revisions. A client tries ModernVersion first (server/discover)
 // and falls back to initialize with ProtocolVersion when the server does not
 // speak it; Options.ProtocolVersion pins one.
@@ -36,30 +38,31 @@ const (
 	CodeUnsupportedProtocolVersion = -32022
 )
 
-// Method and notification names, as the spec spells them.
+// Method and notification names, as the spec spells them (internal/methods,
+// which the binding shares).
 const (
-	methodInitialize       = "initialize"
-	methodPing             = "ping"
-	methodListTools        = "tools/list"
-	methodCallTool         = "tools/call"
-	methodListPrompts      = "prompts/list"
-	methodGetPrompt        = "prompts/get"
-	methodListResources    = "resources/list"
-	methodListTemplates    = "resources/templates/list"
-	methodReadResource     = "resources/read"
-	methodSubscribe        = "resources/subscribe"
-	methodUnsubscribe      = "resources/unsubscribe"
-	methodComplete         = "completion/complete"
-	methodSetLevel         = "logging/setLevel"
-	methodDiscover         = "server/discover"
-	methodListen           = "subscriptions/listen"
-	notifyAcknowledged     = "notifications/subscriptions/acknowledged"
-	notifyInitialized      = "notifications/initialized"
-	notifyCancelled        = "notifications/cancelled"
-	notifyProgress         = "notifications/progress"
-	notifyMessage          = "notifications/message"
-	notifyResourceUpdated  = "notifications/resources/updated"
-	notifyToolsChanged     = "notifications/tools/list_changed"
-	notifyPromptsChanged   = "notifications/prompts/list_changed"
-	notifyResourcesChanged = "notifications/resources/list_changed"
+	methodInitialize       = methods.Initialize
+	methodPing             = methods.Ping
+	methodListTools        = methods.ListTools
+	methodCallTool         = methods.CallTool
+	methodListPrompts      = methods.ListPrompts
+	methodGetPrompt        = methods.GetPrompt
+	methodListResources    = methods.ListResources
+	methodListTemplates    = methods.ListTemplates
+	methodReadResource     = methods.ReadResource
+	methodSubscribe        = methods.Subscribe
+	methodUnsubscribe      = methods.Unsubscribe
+	methodComplete         = methods.Complete
+	methodSetLevel         = methods.SetLevel
+	methodDiscover         = methods.Discover
+	methodListen           = methods.Listen
+	notifyAcknowledged     = methods.NotifyAcknowledged
+	notifyInitialized      = methods.NotifyInitialized
+	notifyCancelled        = methods.NotifyCancelled
+	notifyProgress         = methods.NotifyProgress
+	notifyMessage          = methods.NotifyMessage
+	notifyResourceUpdated  = methods.NotifyResourceUpdated
+	notifyToolsChanged     = methods.NotifyToolsChanged
+	notifyPromptsChanged   = methods.NotifyPromptsChanged
+	notifyResourcesChanged = methods.NotifyResourcesChanged
 )

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // client is one open mcplive.Client and what JS holds of it: its hooks,
@@ -125,7 +126,7 @@ func (cl *client) subscribe(ctx context.Context, uri string) (any, error) {
 	cl.mu.Unlock()
 	if closed {
 		unsub(context.Background())
-		return nil, fmt.Errorf("resources/subscribe: %w (the client is closed)", mcplive.ErrClosed)
+		return nil, fmt.Errorf("%s: %w (the client is closed)", methods.Subscribe, mcplive.ErrClosed)
 	}
 	return strconv.Itoa(id), nil
 }

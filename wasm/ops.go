@@ -9,9 +9,9 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
-	"github.com/mcplive/mcplive/internal/wire"
-
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/wire"
 )
 
 // call is one operation in flight: its context (cancelled by abort,
@@ -56,15 +56,15 @@ type op struct {
 // (A slice of plain functions is static data; a map, or instances of one
 // generic decoder, cost the wasm kilobytes of code.)
 var ops = []op{
-	{"callTool", "tools/call", callTool},
-	{"getPrompt", "prompts/get", getPrompt},
-	{"readResource", "resources/read", readResource},
-	{"complete", "completion/complete", complete},
-	{"setLoggingLevel", "logging/setLevel", setLoggingLevel},
-	{"ping", "ping", ping},
+	{"callTool", methods.CallTool, callTool},
+	{"getPrompt", methods.GetPrompt, getPrompt},
+	{"readResource", methods.ReadResource, readResource},
+	{"complete", methods.Complete, complete},
+	{"setLoggingLevel", methods.SetLevel, setLoggingLevel},
+	{"ping", methods.Ping, ping},
 	{"refresh", "refresh", refresh},
-	{"subscribeResource", "resources/subscribe", subscribeResource},
-	{"unsubscribeResource", "resources/unsubscribe", unsubscribeResource},
+	{"subscribeResource", methods.Subscribe, subscribeResource},
+	{"unsubscribeResource", methods.Unsubscribe, unsubscribeResource},
 	{"resync", "resync", resync},
 }
 
