@@ -109,8 +109,9 @@
 // the root package and internal/jsontext whose coverage count grows when
 // a go-sdk server adds one tool to a one-page list, watched as the binding
 // watches it; add the 2 wasm and 3 JS files above): over WebSocket in
-// 2025-11-25, 14 files and 86 functions; over Streamable HTTP in
-// 2026-07-28, 20 files and 124 functions (docs/architecture.md has the
+// 2025-11-25, 14 files and 87 functions; over Streamable HTTP in
+// 2026-07-28, 20 files and 124 or 125 functions (whether a call context's
+// Err is asked on the way depends on timing; docs/architecture.md has the
 // lists and the counts before). No call goes back up: the walker takes the
 // session, its epoch and the apply-if-current from the sessionSlot it is
 // handed, the session hands a tools list down to the transport's
