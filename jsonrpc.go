@@ -562,7 +562,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b, outgoing{}) // a response
+	c.writeLater(b, "") // a response
 }
 
 // encodeWire encodes a message the client sends. Unlike json.Marshal it
@@ -627,7 +627,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 			}
 		}
 		if b, err := encodeWire(&resp); err == nil {
-			c.writeLater(b, outgoing{}) // a response
+			c.writeLater(b, "") // a response
 		}
 	}()
 }
@@ -708,7 +708,7 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 	if err != nil {
 		return err
 	}
-	return c.write(ctx, b, describe(nil, method, params))
+	return c.write(ctx, b, nil, method, params)
 }
 
 // call sends a request and waits for its response. When ctx ends first, or
@@ -782,7 +782,7 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 	}
 	c.mu.Unlock()
 
-	if err := c.write(wctx, b, describe(&id, method, params)); err != nil {
+	if err := c.write(wctx, b, &id, method, params); err != nil {
 		c.forget(id)
 		if errors.Is(err, errNotSent) {
 			// The connection ends with it (the transport failed it): the
@@ -850,13 +850,14 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	if err != nil {
 		return
 	}
-	c.writeLater(b, outgoing{method: notifyCancelled})
+	c.writeLater(b, notifyCancelled)
 }
 
 // writeLater sends b from a goroutine of its own, which Close waits for:
 // for writes that the read loop or a returning call must not wait on. A
-// failed write ends the connection.
-func (c *rpcConn) writeLater(b []byte, m outgoing) {
+// failed write ends the connection. method describes it (see write; "" for
+// a response).
+func (c *rpcConn) writeLater(b []byte, method string) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -866,7 +867,7 @@ func (c *rpcConn) writeLater(b []byte, m outgoing) {
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		if err := c.write(context.Background(), b, m); err != nil {
+		if err := c.write(context.Background(), b, nil, method, nil); err != nil {
 			c.shutdown(err)
 		}
 	}()
@@ -916,11 +917,12 @@ func describe(id *int64, method string, params any) outgoing {
 	return m
 }
 
-// write sends one message, with its description to a transport that
-// takes it (describedWriter).
-func (c *rpcConn) write(ctx context.Context, b []byte, m outgoing) error {
+// write sends one message (b, the encoding of id, method and params). A
+// transport that takes the message's description (describedWriter) is
+// handed it, made only then: over WebSocket nothing is described.
+func (c *rpcConn) write(ctx context.Context, b []byte, id *int64, method string, params any) error {
 	if dw, ok := c.conn.(describedWriter); ok {
-		return dw.writeDescribed(ctx, b, m)
+		return dw.writeDescribed(ctx, b, describe(id, method, params))
 	}
 	return c.conn.Write(ctx, b)
 }
