@@ -53,6 +53,12 @@ type elicitProbe struct {
 func elicitServer(t *testing.T) (*mcptest.Server, *elicitProbe) {
 	t.Helper()
 	p := &elicitProbe{wire: make(chan *mcp.ElicitResult, 4), cancels: make(chan func(), 4)}
+	// A handler still in Elicit when its test ends (the client closed the
+	// session) is let go before the server stops: go-sdk's streamable
+	// server ties no handler to its POST, and closing a session waits for
+	// its handlers, so it would wait for an answer that cannot come. This
+	// cleanup is registered after mcptest.New's Stop, and so runs first.
+	ended, endAll := context.WithCancel(context.Background())
 	ask := func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		params := &mcp.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(askSchema)}
 		var res *mcp.ElicitResult
@@ -66,6 +72,7 @@ func elicitServer(t *testing.T) (*mcptest.Server, *elicitProbe) {
 		} else {
 			ectx, cancel := context.WithCancel(ctx)
 			defer cancel()
+			defer context.AfterFunc(ended, cancel)()
 			p.cancels <- cancel
 			var err error
 			if res, err = r.Session.Elicit(ectx, params); err != nil {
@@ -97,6 +104,7 @@ func elicitServer(t *testing.T) (*mcptest.Server, *elicitProbe) {
 			}
 		})
 	}})
+	t.Cleanup(endAll)
 	return srv, p
 }
 
