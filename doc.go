@@ -72,11 +72,12 @@
 //     walker takes the current session and its epoch from the slot it was
 //     handed.
 //  5. walk.go (relist, Session.listRaw), session.go (Session.requestPage,
-//     requestVia), jsonrpc.go (rpcConn.exchange, marshalMessage, describe,
-//     rpcConn.write): every page is requested; in 2026-07-28 it carries the
-//     era's _meta (era.go, Session.withMeta); the params write themselves
-//     (paramsWriter) and the transport is handed the message's description
-//     with its bytes (describedWriter).
+//     requestVia), jsonrpc.go (rpcConn.exchange, marshalMessage,
+//     rpcConn.write, describe): every page is requested; in 2026-07-28 it
+//     carries the era's _meta (era.go, Session.withMeta); the params write
+//     themselves (paramsWriter), and a transport that takes the message's
+//     description (describedWriter: Streamable HTTP) is handed it with its
+//     bytes.
 //  6. websocket.go (wsConn.Write), or http.go (httpConn.writeDescribed),
 //     http_request.go (httpConn.send): the request goes out; its response
 //     comes back as in steps 1 and 2, and jsonrpc.go (rpcConn.deliver)
@@ -109,7 +110,7 @@
 // the root package and internal/jsontext whose coverage count grows when
 // a go-sdk server adds one tool to a one-page list, watched as the binding
 // watches it; add the 2 wasm and 3 JS files above): over WebSocket in
-// 2025-11-25, 14 files and 87 functions; over Streamable HTTP in
+// 2025-11-25, 14 files and 86 functions; over Streamable HTTP in
 // 2026-07-28, 20 files and 124 or 125 functions (whether a call context's
 // Err is asked on the way depends on timing; docs/architecture.md has the
 // lists and the counts before). No call goes back up: the walker takes the
