@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // Calls on a Client wait for the connection to be ready (for example during
@@ -53,7 +55,7 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 
 // Ping checks that the server answers.
 func (c *Client) Ping(ctx context.Context) error {
-	_, err := withSession(c, ctx, methodPing, func(ctx context.Context, s *Session) (struct{}, error) {
+	_, err := withSession(c, ctx, methods.Ping, func(ctx context.Context, s *Session) (struct{}, error) {
 		return struct{}{}, s.Ping(ctx)
 	})
 	return err
@@ -61,7 +63,7 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // CallTool calls a tool; see Session.CallTool.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
-	return withSession(c, ctx, methodCallTool, func(ctx context.Context, s *Session) (*CallToolResult, error) {
+	return withSession(c, ctx, methods.CallTool, func(ctx context.Context, s *Session) (*CallToolResult, error) {
 		r, err := s.CallTool(ctx, name, args, opts)
 		var rerr *RPCError
 		if errors.As(err, &rerr) && rerr.Code == CodeHeaderMismatch && s.mirrorsParams() {
@@ -80,21 +82,21 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 
 // GetPrompt renders a prompt; see Session.GetPrompt.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	return withSession(c, ctx, methodGetPrompt, func(ctx context.Context, s *Session) (*GetPromptResult, error) {
+	return withSession(c, ctx, methods.GetPrompt, func(ctx context.Context, s *Session) (*GetPromptResult, error) {
 		return s.GetPrompt(ctx, name, args)
 	})
 }
 
 // ReadResource reads a resource; see Session.ReadResource.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
-	return withSession(c, ctx, methodReadResource, func(ctx context.Context, s *Session) (*ReadResourceResult, error) {
+	return withSession(c, ctx, methods.ReadResource, func(ctx context.Context, s *Session) (*ReadResourceResult, error) {
 		return s.ReadResource(ctx, uri)
 	})
 }
 
 // Complete asks for completion values; see Session.Complete.
 func (c *Client) Complete(ctx context.Context, params CompleteParams) (*CompleteResult, error) {
-	return withSession(c, ctx, methodComplete, func(ctx context.Context, s *Session) (*CompleteResult, error) {
+	return withSession(c, ctx, methods.Complete, func(ctx context.Context, s *Session) (*CompleteResult, error) {
 		return s.Complete(ctx, params)
 	})
 }
@@ -102,7 +104,7 @@ func (c *Client) Complete(ctx context.Context, params CompleteParams) (*Complete
 // SetLoggingLevel sets the server's log level; see Session.SetLoggingLevel.
 // The level is not restored after a reconnect.
 func (c *Client) SetLoggingLevel(ctx context.Context, level string) error {
-	_, err := withSession(c, ctx, methodSetLevel, func(ctx context.Context, s *Session) (struct{}, error) {
+	_, err := withSession(c, ctx, methods.SetLevel, func(ctx context.Context, s *Session) (struct{}, error) {
 		return struct{}{}, s.SetLoggingLevel(ctx, level)
 	})
 	return err
@@ -114,9 +116,9 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level string) error {
 // has subscribers. unsubscribe removes fn; the last one for a URI sends
 // resources/unsubscribe.
 func (c *Client) SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
-	return withSession(c, ctx, methodSubscribe, func(ctx context.Context, s *Session) (func(context.Context) error, error) {
+	return withSession(c, ctx, methods.Subscribe, func(ctx context.Context, s *Session) (func(context.Context) error, error) {
 		caps := s.caps()
-		if err := s.need(methodSubscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
+		if err := s.need(methods.Subscribe, caps.Resources != nil && caps.Resources.Subscribe, "resources.subscribe"); err != nil {
 			return nil, err
 		}
 		return c.subs.subscribe(ctx, uri, fn,
@@ -164,7 +166,7 @@ func (c *Client) resubscribe(sess *Session) {
 			c.opts.Logger.Warn("mcplive: the server no longer allows resources/subscribe; subscription not restored", "uri", uri)
 			continue
 		}
-		if _, err := sess.request(c.ctx, methodSubscribe, map[string]any{"uri": uri}); err != nil {
+		if _, err := sess.request(c.ctx, methods.Subscribe, map[string]any{"uri": uri}); err != nil {
 			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", fmt.Sprint(err))
 		}
 	}

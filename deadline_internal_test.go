@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // chanConn is a Conn whose peer is the test: what the client writes comes
@@ -113,7 +115,7 @@ func TestRequestTimeoutSweep(t *testing.T) {
 	if d := time.Since(startA); d < timeout {
 		t.Fatalf("a failed after %v, before its timeout of %v", d, timeout)
 	}
-	n := conn.expect(t, notifyCancelled)
+	n := conn.expect(t, methods.NotifyCancelled)
 	if want := `{"reason":"timed out","requestId":` + string(ma.ID) + `}`; string(n.Params) != want {
 		t.Errorf("cancelled %s, want %s", n.Params, want)
 	}
@@ -131,7 +133,7 @@ func TestRequestTimeoutSweep(t *testing.T) {
 	if d := time.Since(startB); d < timeout {
 		t.Fatalf("b failed after %v, before its timeout of %v", d, timeout)
 	}
-	conn.expect(t, notifyCancelled)
+	conn.expect(t, methods.NotifyCancelled)
 
 	c.mu.Lock()
 	left, at := len(c.pending), c.sweepAt
@@ -191,7 +193,7 @@ func TestRequestTimeoutWrite(t *testing.T) {
 	if err := <-late; !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("late write: %v, want context.DeadlineExceeded", err)
 	}
-	n := conn.expect(t, notifyCancelled)
+	n := conn.expect(t, methods.NotifyCancelled)
 	if want := `{"reason":"timed out","requestId":` + string(ml.ID) + `}`; string(n.Params) != want {
 		t.Errorf("cancelled %s, want %s", n.Params, want)
 	}

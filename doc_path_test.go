@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // docPath reads the steps of doc.go's "The path of one list_changed": for
@@ -175,7 +177,7 @@ func TestDocPathOrder(t *testing.T) {
 		Transport: transportFunc(func(context.Context) (Conn, error) { return conn, nil }), ProtocolVersion: ProtocolVersion,
 		HeartbeatInterval: -1, RawItems: true,
 		OnNotification: func(method string, _ json.RawMessage) {
-			if method == notifyToolsChanged {
+			if method == methods.NotifyToolsChanged {
 				record()
 			}
 		},
@@ -283,9 +285,9 @@ func (c *recordingConn) Write(ctx context.Context, msg []byte) error {
 	}
 	result := `{}`
 	switch m.Method {
-	case methodInitialize:
+	case methods.Initialize:
 		result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"rec","version":"1"}}`
-	case methodListTools:
+	case methods.ListTools:
 		c.onList()
 		c.lists++
 		tools := `{"name":"greet","inputSchema":{"type":"object"}}`

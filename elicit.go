@@ -8,6 +8,7 @@ import (
 	"maps"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // Elicitation: a server asks the user, through the client, for input it
@@ -144,7 +145,7 @@ func withDefaults(schema json.RawMessage, content map[string]any) map[string]any
 // acceptsInput reports the calls a 2026-07-28 server may answer with
 // resultType "input_required".
 func acceptsInput(method string) bool {
-	return method == methodCallTool || method == methodGetPrompt || method == methodReadResource
+	return method == methods.CallTool || method == methods.GetPrompt || method == methods.ReadResource
 }
 
 // fulfil runs the rounds of a multi round-trip request after its first

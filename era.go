@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // A session speaks one of two eras. Legacy (2025-11-25 and older): an
@@ -62,7 +63,7 @@ func (s *Session) open(ctx context.Context) error {
 				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %q (and, with initialize, %s)",
 					ErrProtocol, quoteAll(supportedOf(rpcErr)), ModernVersion, quoteAll(supportedVersions))
 			}
-			return methodErr(methodDiscover, err)
+			return methodErr(methods.Discover, err)
 		}
 		logDebug(s.opts.Logger, "mcplive: the server does not speak MCP "+ModernVersion+"; falling back to initialize", "err", err.Error())
 		s.modern = false
@@ -150,10 +151,10 @@ func (s *Session) discover(ctx context.Context) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	raw, err := s.request(pctx, methodDiscover, nil)
+	raw, err := s.request(pctx, methods.Discover, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return fmt.Errorf("%s: no answer within %v: %w", methodDiscover, bound.Round(time.Millisecond), ErrTimeout)
+			return fmt.Errorf("%s: no answer within %v: %w", methods.Discover, bound.Round(time.Millisecond), ErrTimeout)
 		}
 		if errors.Is(err, ErrProtocol) && !errors.Is(err, ErrDial) && !errors.Is(err, ErrClosed) {
 			// An answer that is not one JSON-RPC response (invalid JSON,

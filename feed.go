@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // The change feed: a session turns what it hears into invalidations, "kind
@@ -28,13 +29,13 @@ type changeFeed interface {
 // session's dispatcher, in arrival order, before Options.OnNotification.
 // The list_changed notifications come from the kind registry (kindTable).
 var notificationHandlers = map[string]func(s *Session, m *wireMessage){
-	notifyProgress:         (*Session).onProgress,
-	notifyMessage:          (*Session).onLog,
-	notifyResourceUpdated:  (*Session).onResourceUpdated,
-	notifyToolsChanged:     (*Session).onListChanged,
-	notifyPromptsChanged:   (*Session).onListChanged,
-	notifyResourcesChanged: (*Session).onListChanged,
-	notifyAcknowledged:     (*Session).onAcknowledged,
+	methods.NotifyProgress:         (*Session).onProgress,
+	methods.NotifyMessage:          (*Session).onLog,
+	methods.NotifyResourceUpdated:  (*Session).onResourceUpdated,
+	methods.NotifyToolsChanged:     (*Session).onListChanged,
+	methods.NotifyPromptsChanged:   (*Session).onListChanged,
+	methods.NotifyResourcesChanged: (*Session).onListChanged,
+	methods.NotifyAcknowledged:     (*Session).onAcknowledged,
 }
 
 // livenessFeed is a feed that records which lists are live (a Client):

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // Header names of the Streamable HTTP transport.
@@ -368,7 +369,7 @@ func (c *httpConn) writePost(p post) (err error) {
 	if err := c.failure(); err != nil {
 		return err
 	}
-	if m.method == notifyCancelled && !c.legacy(m) {
+	if m.method == methods.NotifyCancelled && !c.legacy(m) {
 		// 2026-07-28: closing the request's stream is the cancellation
 		// (the caller's context ended, which closed it); the revision
 		// defines no notification POSTs.
@@ -418,7 +419,7 @@ func (c *httpConn) writePost(p post) (err error) {
 				return nil
 			}
 		}
-		if err != nil && !m.isRequest() && m.method != notifyInitialized && !errors.Is(err, ErrClosed) {
+		if err != nil && !m.isRequest() && m.method != methods.NotifyInitialized && !errors.Is(err, ErrClosed) {
 			// One refused notification or response (a cancellation of
 			// a request the server forgot, say) is no broken
 			// connection: HTTP carries on.
@@ -438,7 +439,7 @@ func (c *httpConn) writePost(p post) (err error) {
 			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
 		}
 		c.setEstablished()
-		if m.method == notifyInitialized {
+		if m.method == methods.NotifyInitialized {
 			// For a session that does not call sessionUpdated: the
 			// standalone stream opens once the session is initialized.
 			c.startGET()
@@ -500,7 +501,7 @@ func (c *httpConn) legacy(m outgoing) bool {
 // background and bounded.
 func (c *httpConn) cancelLater(id json.RawMessage) {
 	b, err := marshalJSON(map[string]any{
-		"jsonrpc": "2.0", "method": notifyCancelled,
+		"jsonrpc": "2.0", "method": methods.NotifyCancelled,
 		"params": map[string]any{"requestId": id, "reason": "cancelled by the client"},
 	})
 	if err != nil {
@@ -509,7 +510,7 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.writeDescribed(ctx, b, outgoing{method: notifyCancelled})
+		_ = c.writeDescribed(ctx, b, outgoing{method: methods.NotifyCancelled})
 	})
 }
 
@@ -566,13 +567,13 @@ func (c *httpConn) Close() error {
 				// until its requests end (go-sdk does). Cancel them.
 				for _, id := range inflight {
 					b, err := marshalJSON(map[string]any{
-						"jsonrpc": "2.0", "method": notifyCancelled,
+						"jsonrpc": "2.0", "method": methods.NotifyCancelled,
 						"params": map[string]any{"requestId": id, "reason": "the client closed the connection"},
 					})
 					if err != nil {
 						continue
 					}
-					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: notifyCancelled}, ""); err == nil {
+					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: methods.NotifyCancelled}, ""); err == nil {
 						resp.Body.Close()
 					}
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // One request of the Streamable HTTP transport: the session's headers,
@@ -92,11 +94,11 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if version >= modernVersion && m.method != "" && m.isRequest() {
 		req.Header.Set(headerMethod, m.method)
 		switch m.method {
-		case methodCallTool, methodGetPrompt, methodReadResource:
+		case methods.CallTool, methods.GetPrompt, methods.ReadResource:
 			if m.name != "" {
 				req.Header.Set(headerName, encodeHeaderValue(m.name))
 			}
-			if m.method == methodCallTool {
+			if m.method == methods.CallTool {
 				c.setParamHeaders(req.Header, m.name, msg)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // Reading the answers of the Streamable HTTP transport: a JSON body, or an
@@ -54,7 +55,7 @@ const maxResends = 2
 // discovery), so that a second run does no harm.
 func resendable(method string) bool {
 	switch method {
-	case methodDiscover, methodListTools, methodListPrompts, methodListResources, methodListTemplates:
+	case methods.Discover, methods.ListTools, methods.ListPrompts, methods.ListResources, methods.ListTemplates:
 		return true
 	}
 	return false

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // wireMessage is any JSON-RPC 2.0 message as it travels.
@@ -416,7 +417,7 @@ func (c *rpcConn) readLoop() {
 		case kindResponse:
 			c.deliver(m)
 		case kindNotification:
-			if m.Method == notifyCancelled {
+			if m.Method == methods.NotifyCancelled {
 				c.cancelServing(m.Params) // at once: the dispatcher may be busy
 			}
 			m.arrived = clock()
@@ -552,7 +553,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 		return
 	}
 	resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
-	if m.Method == methodPing {
+	if m.Method == methods.Ping {
 		resp.Result = json.RawMessage("{}")
 	} else {
 		c.log.Info("mcplive: answered an unsupported server request", "method", m.Method)
@@ -846,11 +847,11 @@ func (c *rpcConn) cancelRequest(id int64, why error) {
 	if errors.Is(why, context.DeadlineExceeded) {
 		reason = "timed out"
 	}
-	b, err := marshalMessage(nil, notifyCancelled, map[string]any{"requestId": id, "reason": reason})
+	b, err := marshalMessage(nil, methods.NotifyCancelled, map[string]any{"requestId": id, "reason": reason})
 	if err != nil {
 		return
 	}
-	c.writeLater(b, notifyCancelled)
+	c.writeLater(b, methods.NotifyCancelled)
 }
 
 // writeLater sends b from a goroutine of its own, which Close waits for:

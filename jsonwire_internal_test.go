@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // The hand-written readers and writers of jsonwire.go must do what
@@ -406,7 +407,7 @@ func TestListenParamsMatchEncodingJSON(t *testing.T) {
 			if err != nil || string(got) != string(want) {
 				t.Fatalf("listenParams(%v) = %s, %v; encoding/json: %s", f, got, err, want)
 			}
-			msg, _ := marshalMessage(nil, methodListen, listenParams{filter: f, meta: meta})
+			msg, _ := marshalMessage(nil, methods.Listen, listenParams{filter: f, meta: meta})
 			if !strings.Contains(string(msg), `"params":`+string(want)+"}") {
 				t.Fatalf("marshalMessage: %s, want params %s", msg, want)
 			}

@@ -1,5 +1,7 @@
 package mcplive
 
+import "github.com/mcplive/mcplive/internal/methods"
+
 // Kind names one of the four lists a server may offer.
 type Kind string
 
@@ -37,10 +39,10 @@ func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
 // kindTable is the kind registry, in Kinds order. resources/list_changed
 // invalidates both resources and resource templates.
 var kindTable = []kindSpec{
-	{KindTools, methodListTools, "tools", "name", "tools", offersTools, notifyToolsChanged, "toolsListChanged", newLive[Tool]},
-	{KindPrompts, methodListPrompts, "prompts", "name", "prompts", offersPrompts, notifyPromptsChanged, "promptsListChanged", newLive[Prompt]},
-	{KindResources, methodListResources, "resources", "uri", "resources", offersResources, notifyResourcesChanged, "resourcesListChanged", newLive[Resource]},
-	{KindResourceTemplates, methodListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, notifyResourcesChanged, "resourcesListChanged", newLive[ResourceTemplate]},
+	{KindTools, methods.ListTools, "tools", "name", "tools", offersTools, methods.NotifyToolsChanged, "toolsListChanged", newLive[Tool]},
+	{KindPrompts, methods.ListPrompts, "prompts", "name", "prompts", offersPrompts, methods.NotifyPromptsChanged, "promptsListChanged", newLive[Prompt]},
+	{KindResources, methods.ListResources, "resources", "uri", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[Resource]},
+	{KindResourceTemplates, methods.ListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[ResourceTemplate]},
 }
 
 // specOf returns the registry entry of k.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // The modern era's change feed. A server of 2026-07-28 "MUST NOT send
@@ -251,7 +252,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 	s.listenWG.Add(1)
 	go func() {
 		defer s.listenWG.Done()
-		_, err := s.requestLong(lctx, methodListen, listenParams{filter: filter}, func(id int64) {
+		_, err := s.requestLong(lctx, methods.Listen, listenParams{filter: filter}, func(id int64) {
 			st.id.Store(id)
 			s.mu.Lock()
 			s.listens[id] = st
@@ -278,12 +279,12 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		return st, nil
 	case <-st.done:
 		if st.err != nil {
-			return nil, methodErr(methodListen, st.err)
+			return nil, methodErr(methods.Listen, st.err)
 		}
-		return nil, fmt.Errorf("mcplive: %s: %w", methodListen, protocolError("the server ended the stream without acknowledging it"))
+		return nil, fmt.Errorf("mcplive: %s: %w", methods.Listen, protocolError("the server ended the stream without acknowledging it"))
 	case <-ctx.Done():
 		st.stop()
-		return nil, fmt.Errorf("mcplive: %s: %w", methodListen, ctx.Err())
+		return nil, fmt.Errorf("mcplive: %s: %w", methods.Listen, ctx.Err())
 	}
 }
 
@@ -371,14 +372,14 @@ func (s *Session) ackedURI(uri string) bool {
 // in the legacy era, a new listen stream that includes it in the modern era.
 func (s *Session) subscribeSend(ctx context.Context, uri string) error {
 	if !s.modern {
-		_, err := s.request(ctx, methodSubscribe, map[string]any{"uri": uri})
+		_, err := s.request(ctx, methods.Subscribe, map[string]any{"uri": uri})
 		return err
 	}
 	if err := s.refilter(ctx); err != nil {
 		return err
 	}
 	if !s.ackedURI(uri) {
-		return fmt.Errorf("%s: %w (the server did not acknowledge updates of %s on subscriptions/listen)", methodSubscribe, ErrUnsupported, uri)
+		return fmt.Errorf("%s: %w (the server did not acknowledge updates of %s on subscriptions/listen)", methods.Subscribe, ErrUnsupported, uri)
 	}
 	return nil
 }
@@ -386,7 +387,7 @@ func (s *Session) subscribeSend(ctx context.Context, uri string) error {
 // unsubscribeSend stops the updates of uri on the server.
 func (s *Session) unsubscribeSend(ctx context.Context, uri string) error {
 	if !s.modern {
-		_, err := s.request(ctx, methodUnsubscribe, map[string]any{"uri": uri})
+		_, err := s.request(ctx, methods.Unsubscribe, map[string]any{"uri": uri})
 		return err
 	}
 	return s.refilter(ctx)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // A ws:// URL whose server speaks Streamable HTTP only: the WebSocket
@@ -92,9 +93,9 @@ func probeMCP(ctx context.Context, u string) (bool, error) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	h.Set(headerProtocolVersion, ModernVersion)
-	h.Set(headerMethod, methodDiscover)
+	h.Set(headerMethod, methods.Discover)
 	req := &httpRequest{ctx: ctx, Method: methodPost, URL: u, Header: h,
-		Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + methodDiscover + `","params":{"_meta":{"` + metaProtocolVersion + `":"` + ModernVersion + `"}}}`)}
+		Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + methods.Discover + `","params":{"_meta":{"` + metaProtocolVersion + `":"` + ModernVersion + `"}}}`)}
 	resp, err := rt.roundTrip(req)
 	if err != nil {
 		return false, err

@@ -1,7 +1,5 @@
 package mcplive
 
-import "github.com/mcplive/mcplive/internal/methods"
-
 // Protocol revisions. A client tries ModernVersion first (server/discover)
 // and falls back to initialize with ProtocolVersion when the server does not
 // speak it; Options.ProtocolVersion pins one.
@@ -36,33 +34,4 @@ const (
 	CodeHeaderMismatch             = -32020
 	CodeMissingClientCapability    = -32021
 	CodeUnsupportedProtocolVersion = -32022
-)
-
-// Method and notification names, as the spec spells them (internal/methods,
-// which the binding shares).
-const (
-	methodInitialize       = methods.Initialize
-	methodPing             = methods.Ping
-	methodListTools        = methods.ListTools
-	methodCallTool         = methods.CallTool
-	methodListPrompts      = methods.ListPrompts
-	methodGetPrompt        = methods.GetPrompt
-	methodListResources    = methods.ListResources
-	methodListTemplates    = methods.ListTemplates
-	methodReadResource     = methods.ReadResource
-	methodSubscribe        = methods.Subscribe
-	methodUnsubscribe      = methods.Unsubscribe
-	methodComplete         = methods.Complete
-	methodSetLevel         = methods.SetLevel
-	methodDiscover         = methods.Discover
-	methodListen           = methods.Listen
-	notifyAcknowledged     = methods.NotifyAcknowledged
-	notifyInitialized      = methods.NotifyInitialized
-	notifyCancelled        = methods.NotifyCancelled
-	notifyProgress         = methods.NotifyProgress
-	notifyMessage          = methods.NotifyMessage
-	notifyResourceUpdated  = methods.NotifyResourceUpdated
-	notifyToolsChanged     = methods.NotifyToolsChanged
-	notifyPromptsChanged   = methods.NotifyPromptsChanged
-	notifyResourcesChanged = methods.NotifyResourcesChanged
 )

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcplive/mcplive/internal/methods"
 )
 
 // Session is one initialized MCP connection. It does not reconnect and
@@ -116,7 +118,7 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		su.sessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
 	}
 	if !s.modern {
-		if err := s.rpc.notifyWrite(ctx, notifyInitialized, nil); err != nil {
+		if err := s.rpc.notifyWrite(ctx, methods.NotifyInitialized, nil); err != nil {
 			s.rpc.Close()
 			// The session never opened: a failed dial, as initialize's
 			// own failures are (err names the method already).
@@ -134,9 +136,9 @@ func (s *Session) initialize(ctx context.Context) error {
 	if slices.Contains(supportedVersions, s.opts.ProtocolVersion) {
 		version = s.opts.ProtocolVersion
 	}
-	raw, err := s.request(ctx, methodInitialize, s.opts.initializeParams(version))
+	raw, err := s.request(ctx, methods.Initialize, s.opts.initializeParams(version))
 	if err != nil {
-		return methodErr(methodInitialize, err)
+		return methodErr(methods.Initialize, err)
 	}
 	var res InitializeResult
 	if err := decodeInitializeResult(raw, &res); err != nil {
@@ -289,9 +291,9 @@ func (s *Session) caps() ServerCapabilities { return s.InitializeResult().Capabi
 // Ping checks that the server answers: ping in the legacy era,
 // server/discover in the modern one (which has no ping).
 func (s *Session) Ping(ctx context.Context) error {
-	method := methodPing
+	method := methods.Ping
 	if s.modern {
-		method = methodDiscover
+		method = methods.Discover
 	}
 	_, err := s.request(ctx, method, nil)
 	return err
@@ -299,9 +301,9 @@ func (s *Session) Ping(ctx context.Context) error {
 
 // heartbeat is Ping bounded by ctx alone, not by the request timeout.
 func (s *Session) heartbeat(ctx context.Context) error {
-	method := methodPing
+	method := methods.Ping
 	if s.modern {
-		method = methodDiscover
+		method = methods.Discover
 	}
 	_, err := s.requestLong(ctx, method, nil, nil)
 	return err
@@ -318,7 +320,7 @@ type CallToolOptions struct {
 // none). A tool that ran and failed returns a result with IsError, not an
 // error.
 func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
-	if err := s.need(methodCallTool, s.caps().Tools != nil, "tools"); err != nil {
+	if err := s.need(methods.CallTool, s.caps().Tools != nil, "tools"); err != nil {
 		return nil, err
 	}
 	params := map[string]any{"name": name}
@@ -331,7 +333,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 		params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
 	}
 	var res CallToolResult
-	err := s.requestInto(ctx, methodCallTool, params, &res, &res.Raw)
+	err := s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
 	if opts != nil && opts.OnProgress != nil {
 		// The progress notifications sent before the result are queued
 		// for the dispatcher: deliver them before the token is dropped.
@@ -347,7 +349,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 
 // GetPrompt renders a prompt with its arguments.
 func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	if err := s.need(methodGetPrompt, s.caps().Prompts != nil, "prompts"); err != nil {
+	if err := s.need(methods.GetPrompt, s.caps().Prompts != nil, "prompts"); err != nil {
 		return nil, err
 	}
 	params := map[string]any{"name": name}
@@ -355,7 +357,7 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 		params["arguments"] = args
 	}
 	var res GetPromptResult
-	if err := s.requestInto(ctx, methodGetPrompt, params, &res, &res.Raw); err != nil {
+	if err := s.requestInto(ctx, methods.GetPrompt, params, &res, &res.Raw); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -363,12 +365,12 @@ func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]st
 
 // ReadResource reads the contents of a resource.
 func (s *Session) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
-	if err := s.need(methodReadResource, s.caps().Resources != nil, "resources"); err != nil {
+	if err := s.need(methods.ReadResource, s.caps().Resources != nil, "resources"); err != nil {
 		return nil, err
 	}
 	var res ReadResourceResult
 	ctx = context.WithValue(ctx, retriedKey{}, &res.Retried)
-	if err := s.requestInto(ctx, methodReadResource, map[string]any{"uri": uri}, &res, &res.Raw); err != nil {
+	if err := s.requestInto(ctx, methods.ReadResource, map[string]any{"uri": uri}, &res, &res.Raw); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -376,11 +378,11 @@ func (s *Session) ReadResource(ctx context.Context, uri string) (*ReadResourceRe
 
 // Complete asks the server for completion values of an argument.
 func (s *Session) Complete(ctx context.Context, params CompleteParams) (*CompleteResult, error) {
-	if err := s.need(methodComplete, s.caps().Completions != nil, "completions"); err != nil {
+	if err := s.need(methods.Complete, s.caps().Completions != nil, "completions"); err != nil {
 		return nil, err
 	}
 	var res CompleteResult
-	if err := s.requestInto(ctx, methodComplete, params, &res, &res.Raw); err != nil {
+	if err := s.requestInto(ctx, methods.Complete, params, &res, &res.Raw); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -390,7 +392,7 @@ func (s *Session) Complete(ctx context.Context, params CompleteParams) (*Complet
 // and above (debug, info, notice, warning, error, critical, alert,
 // emergency). They reach Options.OnLog.
 func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
-	if err := s.need(methodSetLevel, s.caps().Logging != nil, "logging"); err != nil {
+	if err := s.need(methods.SetLevel, s.caps().Logging != nil, "logging"); err != nil {
 		return err
 	}
 	if s.modern {
@@ -399,7 +401,7 @@ func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
 		s.setMeta(ModernVersion, level)
 		return nil
 	}
-	_, err := s.request(ctx, methodSetLevel, map[string]any{"level": level})
+	_, err := s.request(ctx, methods.SetLevel, map[string]any{"level": level})
 	return err
 }
 
@@ -408,7 +410,7 @@ func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
 // resource again). unsubscribe removes fn and, for the last subscriber of
 // the URI, sends resources/unsubscribe.
 func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
-	if err := s.need(methodSubscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
+	if err := s.need(methods.Subscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
 		return nil, err
 	}
 	return s.subs.subscribe(ctx, uri, fn,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/scripted"
 )
 
@@ -53,7 +54,7 @@ func TestRequestLong(t *testing.T) {
 
 	long := make(chan error, 1)
 	go func() {
-		_, err := s.requestLong(ctx, methodCallTool, map[string]any{"name": "long"}, nil)
+		_, err := s.requestLong(ctx, methods.CallTool, map[string]any{"name": "long"}, nil)
 		long <- err
 	}()
 	if got := <-arrived; got != "long" {
@@ -61,7 +62,7 @@ func TestRequestLong(t *testing.T) {
 	}
 	// A plain request times out meanwhile: the request timeout has passed
 	// while the long one is still open.
-	if _, err := s.request(ctx, methodCallTool, map[string]any{"name": "short"}); !errors.Is(err, ErrTimeout) {
+	if _, err := s.request(ctx, methods.CallTool, map[string]any{"name": "short"}); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("plain request: %v, want ErrTimeout", err)
 	}
 	<-arrived // "short"
@@ -79,7 +80,7 @@ func TestRequestLong(t *testing.T) {
 	// server notifications/cancelled.
 	lctx, lcancel := context.WithCancel(ctx)
 	go func() {
-		_, err := s.requestLong(lctx, methodCallTool, map[string]any{"name": "cancelled"}, nil)
+		_, err := s.requestLong(lctx, methods.CallTool, map[string]any{"name": "cancelled"}, nil)
 		long <- err
 	}()
 	<-arrived
@@ -87,7 +88,7 @@ func TestRequestLong(t *testing.T) {
 	if err := <-long; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled long-lived request: %v, want context.Canceled", err)
 	}
-	for srv.Count(notifyCancelled) == 0 {
+	for srv.Count(methods.NotifyCancelled) == 0 {
 		// The cancellation is written by its own goroutine: a ping after
 		// it on the same connection arrives after it.
 		if err := s.Ping(ctx); err != nil {
