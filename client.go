@@ -35,12 +35,12 @@ type Client struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 
-	events  fifo[func()]  // every subscriber callback runs from here, in order
-	eventsG atomic.Uint64 // goroutine id of the event loop
-	evDone  chan struct{}
-	runDone chan struct{}
-	wg      sync.WaitGroup // syncers and heartbeats
-	once    sync.Once
+	events     fifo[func()] // every subscriber callback runs from here, in order
+	inCallback atomic.Bool  // the event goroutine is running a callback (see Close)
+	evDone     chan struct{}
+	runDone    chan struct{}
+	wg         sync.WaitGroup // syncers and heartbeats
+	once       sync.Once
 
 	lists map[Kind]liveList // one per entry of the kind registry
 	subs  resourceSubs      // resource subscribers, shared by every session
@@ -174,8 +174,13 @@ func (c *Client) Instructions() string { return c.InitializeResult().Instruction
 
 // Close closes the connection, stops reconnecting and waits for every
 // goroutine of the client to end. Calls in flight fail with ErrClosed.
-// Lists keep their last items, with status "stale". Close may be called
-// from a callback.
+// Lists keep their last items, with status "stale", and subscribers get
+// the last updates (the stale status, StateClosed) before Close returns.
+//
+// Close never waits on a subscriber callback, so that it may be called
+// from one: while a callback runs (Close's own caller or not), Close
+// returns without waiting for it, and the callback's goroutine delivers
+// the last updates after it, then ends.
 func (c *Client) Close() error {
 	c.once.Do(func() {
 		c.cancel()
@@ -191,7 +196,7 @@ func (c *Client) Close() error {
 		c.setState(StateClosed)
 		c.events.close()
 	})
-	if goid() != c.eventsG.Load() {
+	if !c.inCallback.Load() {
 		<-c.evDone
 	}
 	return nil

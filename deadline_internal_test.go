@@ -91,7 +91,7 @@ func goCall(c *rpcConn, ctx context.Context, method string) <-chan error {
 func TestRequestTimeoutSweep(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	conn := newChanConn()
-	c := newRPCConn(conn, nopLogger{}, func(*wireMessage) {}, nil, timeout)
+	c := newRPCConn(conn, nopLogger{}, nil, func(*wireMessage) {}, nil, timeout)
 	defer c.Close()
 	ctx := context.Background()
 
@@ -158,7 +158,7 @@ func TestRequestTimeoutWrite(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	conn := newChanConn()
 	conn.block = make(chan struct{})
-	c := newRPCConn(conn, nopLogger{}, func(*wireMessage) {}, nil, timeout)
+	c := newRPCConn(conn, nopLogger{}, nil, func(*wireMessage) {}, nil, timeout)
 	start := time.Now()
 	if err := <-goCall(c, context.Background(), "stuck"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("stuck write: %v, want context.DeadlineExceeded", err)

@@ -29,7 +29,6 @@ type changeFeed interface {
 // session's dispatcher, in arrival order, before Options.OnNotification.
 // The list_changed notifications come from the kind registry (kindTable).
 var notificationHandlers = map[string]func(s *Session, m *wireMessage){
-	methods.NotifyProgress:         (*Session).onProgress,
 	methods.NotifyMessage:          (*Session).onLog,
 	methods.NotifyResourceUpdated:  (*Session).onResourceUpdated,
 	methods.NotifyToolsChanged:     (*Session).onListChanged,
@@ -62,17 +61,23 @@ func (s *Session) handleNotification(m *wireMessage) {
 	}
 }
 
-func (s *Session) onProgress(m *wireMessage) {
+// observe runs on the read loop for every notification, in order with the
+// responses: it routes a notifications/progress to the call that waits for
+// it (withProgress). It must not block.
+func (s *Session) observe(m *wireMessage) {
+	if m.Method != methods.NotifyProgress {
+		return
+	}
 	var token json.RawMessage
 	var p Progress
 	if decodeProgress(m.Params, &token, &p) != nil {
 		return
 	}
 	s.mu.Lock()
-	fn := s.progress[string(token)]
+	q := s.progress[string(token)]
 	s.mu.Unlock()
-	if fn != nil {
-		fn(p)
+	if q != nil {
+		q.push(progressEvent{p: p})
 	}
 }
 

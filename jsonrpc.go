@@ -24,9 +24,6 @@ type wireMessage struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
 
-	// barrier, set only on entries the client queues itself, is run by the
-	// dispatcher in place of a notification handler (see flush).
-	barrier func() `json:"-"`
 	// arrived is when the read loop got a notification, on clock()
 	// (arrivedAt). Not a time.Time: encoding/json reflects on this type,
 	// and a time.Time among its fields would keep time's parser and
@@ -262,6 +259,7 @@ type rpcConn struct {
 	conn     Conn
 	log      Logger
 	notify   func(m *wireMessage)      // called by the dispatcher, in order
+	observe  func(m *wireMessage)      // called by the read loop, in order, before notify; must not block
 	handlers map[string]requestHandler // server requests answered besides ping
 
 	nextID   atomic.Int64
@@ -277,7 +275,7 @@ type rpcConn struct {
 	closeErr error
 
 	queue        fifo[*wireMessage]
-	dispatchG    atomic.Uint64 // goroutine id of the dispatcher
+	inHandler    atomic.Bool // the dispatcher is running notify (see Close)
 	dispatchDone chan struct{}
 	done         chan struct{} // closed when the connection is finished
 	wg           sync.WaitGroup
@@ -288,13 +286,16 @@ type rpcConn struct {
 // error (an *RPCError is sent as it is, any other as -32603).
 type requestHandler func(ctx context.Context, params json.RawMessage) (any, error)
 
-// newRPCConn starts serving conn. timeout bounds each request (but those
-// of callWith, which only their context ends); 0 means no bound.
-func newRPCConn(conn Conn, log Logger, notify func(*wireMessage), handlers map[string]requestHandler, timeout time.Duration) *rpcConn {
+// newRPCConn starts serving conn. Each notification is shown to observe
+// (when not nil) on the read loop, in order with the responses, then
+// handed to notify by the dispatcher. timeout bounds each request (but
+// those of callWith, which only their context ends); 0 means no bound.
+func newRPCConn(conn Conn, log Logger, observe, notify func(*wireMessage), handlers map[string]requestHandler, timeout time.Duration) *rpcConn {
 	c := &rpcConn{
 		conn:         conn,
 		log:          log,
 		notify:       notify,
+		observe:      observe,
 		handlers:     handlers,
 		timeout:      timeout,
 		pending:      make(map[int64]*pendingCall),
@@ -320,12 +321,14 @@ func (c *rpcConn) Err() error {
 }
 
 // Close ends the connection, fails the pending requests with ErrClosed and
-// waits for the connection's goroutines to exit. Called from a notification
-// handler it does not wait for the dispatcher, which is its own caller.
+// waits for the connection's goroutines to exit. It never waits on the
+// notification handler: while the dispatcher runs one (which may be
+// Close's own caller), Close returns without waiting for it, and the
+// dispatcher ends once it has handled what arrived before the close.
 func (c *rpcConn) Close() error {
 	c.shutdown(fmt.Errorf("%w by the client", ErrClosed))
 	c.wg.Wait()
-	if goid() != c.dispatchG.Load() {
+	if !c.inHandler.Load() {
 		<-c.dispatchDone
 	}
 	return nil
@@ -419,6 +422,9 @@ func (c *rpcConn) readLoop() {
 		case kindNotification:
 			if m.Method == methods.NotifyCancelled {
 				c.cancelServing(m.Params) // at once: the dispatcher may be busy
+			}
+			if c.observe != nil {
+				c.observe(m)
 			}
 			m.arrived = clock()
 			c.queue.push(m)
@@ -658,19 +664,19 @@ func (c *rpcConn) cancelServing(params json.RawMessage) {
 	}
 }
 
+// dispatchLoop hands the notifications to notify, in arrival order. It
+// says when it runs notify (inHandler), so that Close never waits for a
+// handler, which may be Close's own caller.
 func (c *rpcConn) dispatchLoop() {
 	defer close(c.dispatchDone)
-	c.dispatchG.Store(goid())
 	for {
 		m, ok := c.queue.pop()
 		if !ok {
 			return
 		}
-		if m.barrier != nil {
-			m.barrier()
-			continue
-		}
+		c.inHandler.Store(true)
 		c.safeNotify(m)
+		c.inHandler.Store(false)
 	}
 }
 
@@ -683,24 +689,6 @@ func (c *rpcConn) safeNotify(m *wireMessage) {
 		}
 	}()
 	c.notify(m)
-}
-
-// flush waits until the dispatcher has handled every notification that
-// arrived before the call, so that a request's notifications/progress
-// reach their handler before the request returns. Called on the dispatcher
-// itself (from a handler) it cannot wait for what is queued behind it, and
-// returns at once; it also returns when ctx ends or the connection is gone.
-func (c *rpcConn) flush(ctx context.Context) {
-	if goid() == c.dispatchG.Load() {
-		return
-	}
-	done := make(chan struct{})
-	c.queue.push(&wireMessage{barrier: func() { close(done) }})
-	select {
-	case <-done:
-	case <-c.dispatchDone:
-	case <-ctx.Done():
-	}
 }
 
 // notifyWrite sends a notification.

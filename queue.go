@@ -1,11 +1,8 @@
 package mcplive
 
 import (
-	"bytes"
 	"context"
-	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 )
 
@@ -85,19 +82,6 @@ func (q *fifo[T]) popCtx(ctx context.Context) (T, bool, error) {
 			return zero, false, ctx.Err()
 		}
 	}
-}
-
-// goid returns the current goroutine's id. Close uses it to tell whether it
-// runs inside a callback of the goroutine it would otherwise wait for.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
 }
 
 // watchers is the one registry of subscriber callbacks (a list's, the
@@ -182,15 +166,18 @@ func (w *watchers[T]) publish(events *fifo[func()], v T) {
 // The Client's event goroutine runs, in order, what its lists and its
 // state queued on c.events (watchers.publish): the subscriber callbacks.
 
+// It says when it runs one (inCallback), so that Close never waits for a
+// callback, which may be Close's own caller.
 func (c *Client) eventLoop() {
 	defer close(c.evDone)
-	c.eventsG.Store(goid())
 	for {
 		fn, ok := c.events.pop()
 		if !ok {
 			return
 		}
+		c.inCallback.Store(true)
 		c.safeCall(fn)
+		c.inCallback.Store(false)
 	}
 }
 

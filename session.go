@@ -42,7 +42,7 @@ type Session struct {
 	listenWG sync.WaitGroup          // the streams' goroutines
 
 	mu        sync.Mutex
-	progress  map[string]func(Progress)
+	progress  map[string]*fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)
 	nextToken int64
 }
 
@@ -96,12 +96,12 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		opts:     o,
 		feed:     feed,
 		subs:     subs,
-		progress: make(map[string]func(Progress)),
+		progress: make(map[string]*fifo[progressEvent]),
 		listens:  make(map[int64]*listenStream),
 
 		legacyFirst: legacyFirst,
 	}
-	s.rpc = newRPCConn(conn, o.Logger, s.handleNotification, s.serverRequests(), o.RequestTimeout)
+	s.rpc = newRPCConn(conn, o.Logger, s.observe, s.handleNotification, s.serverRequests(), o.RequestTimeout)
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
 		if o.ProtocolVersion == "" && s.modern && ctx.Err() == nil &&
@@ -312,7 +312,8 @@ func (s *Session) heartbeat(ctx context.Context) error {
 // CallToolOptions are optional settings of CallTool.
 type CallToolOptions struct {
 	// OnProgress receives the server's notifications/progress for this
-	// call, in order. It runs on the notification goroutine: keep it short.
+	// call, in order, on the goroutine that called CallTool: every one the
+	// server sent before the result has run when CallTool returns.
 	OnProgress func(Progress)
 }
 
@@ -327,24 +328,61 @@ func (s *Session) CallTool(ctx context.Context, name string, args any, opts *Cal
 	if args != nil {
 		params["arguments"] = args
 	}
-	if opts != nil && opts.OnProgress != nil {
-		token := s.addProgress(opts.OnProgress)
-		defer s.removeProgress(token)
-		params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
-	}
 	var res CallToolResult
-	err := s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
+	var err error
 	if opts != nil && opts.OnProgress != nil {
-		// The progress notifications sent before the result are queued
-		// for the dispatcher: deliver them before the token is dropped.
-		fctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-		s.rpc.flush(fctx)
-		cancel()
+		err = s.withProgress(params, opts.OnProgress, func() error {
+			return s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
+		})
+	} else {
+		err = s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return &res, nil
+}
+
+// progressEvent is one notifications/progress of a call, or the end of
+// the call (end).
+type progressEvent struct {
+	p   Progress
+	end bool
+}
+
+// withProgress runs call with a progress token in params' _meta, on a
+// goroutine of its own, and runs fn on this one for each notifications/
+// progress of the token. The read loop routes them (observe) in order with
+// the responses, so the call's end is queued after every one the server
+// sent before its result: nothing waits on the dispatcher, which may be
+// this goroutine (a notification handler that calls a tool).
+func (s *Session) withProgress(params map[string]any, fn func(Progress), call func() error) error {
+	token, q := s.addProgress()
+	defer s.removeProgress(token)
+	params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
+	var err error
+	go func() {
+		err = call()
+		q.push(progressEvent{end: true})
+	}()
+	for {
+		ev, _ := q.pop()
+		if ev.end {
+			return err // written before the end was pushed
+		}
+		s.safeProgress(fn, ev.p)
+	}
+}
+
+// safeProgress runs an OnProgress callback; a panic in it is logged, and
+// the call goes on.
+func (s *Session) safeProgress(fn func(Progress), p Progress) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Error("mcplive: OnProgress panicked", "panic", r)
+		}
+	}()
+	fn(p)
 }
 
 // GetPrompt renders a prompt with its arguments.
@@ -418,13 +456,15 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 		func(ctx context.Context) error { return s.unsubscribeSend(ctx, uri) })
 }
 
-func (s *Session) addProgress(fn func(Progress)) string {
+func (s *Session) addProgress() (string, *fifo[progressEvent]) {
+	q := new(fifo[progressEvent])
+	q.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextToken++
 	token := strconv.FormatInt(s.nextToken, 10)
-	s.progress[token] = fn
-	return token
+	s.progress[token] = q
+	return token, q
 }
 
 func (s *Session) removeProgress(token string) {

@@ -1,0 +1,143 @@
+package mcplive_test
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/scripted"
+)
+
+// The callbacks may call back into the client: Close from a subscriber
+// callback or a notification handler returns, and a tool called from a
+// notification handler gets every progress notification before it
+// returns. No goroutine is waited on by what runs on it (Close never waits
+// on a callback; progress goes to the calling goroutine), so none of these
+// can deadlock.
+
+// Close from a subscriber callback returns, and the subscribers then get
+// the last updates: StateClosed and the lists' stale status.
+func TestCloseFromSubscriberCallback(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 1)
+	srv.Set(scripted.Tools, scripted.Tool("a"))
+	c := liveConnect(t, srv.URL, nil)
+	states := liveWatchStates(t, c)
+	closed := make(chan error, 1)
+	stale := make(chan struct{})
+	var once, staleOnce sync.Once
+	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
+		if u.Snapshot.Status == mcplive.StatusStale {
+			staleOnce.Do(func() { close(stale) })
+			return
+		}
+		once.Do(func() { closed <- c.Close() })
+	})
+	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
+	srv.Notify(liveNotifyTools, nil)
+	assertNoErr(t, liveRecv(t, closed, "Close from the subscriber callback returning"), "Close")
+	states.await(t, mcplive.StateClosed)
+	liveRecv(t, stale, "the stale status after Close from a callback")
+	if s := c.State(); s != mcplive.StateClosed {
+		t.Errorf("state after Close: %s", s)
+	}
+}
+
+// Close from another goroutine while a subscriber callback is blocked
+// returns: Close never waits on a callback. Once the callback returns, the
+// last updates (the stale status) follow.
+func TestCloseWhileCallbackBlocks(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 1)
+	srv.Set(scripted.Tools, scripted.Tool("a"))
+	c := liveConnect(t, srv.URL, nil)
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	stale := make(chan struct{})
+	var first, staleOnce sync.Once
+	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
+		first.Do(func() {
+			close(inside)
+			<-release
+		})
+		if u.Snapshot.Status == mcplive.StatusStale {
+			staleOnce.Do(func() { close(stale) })
+		}
+	})
+	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
+	srv.Notify(liveNotifyTools, nil)
+	liveRecv(t, inside, "the first update")
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	assertNoErr(t, liveRecv(t, done, "Close while a callback blocks"), "Close")
+	close(release)
+	liveRecv(t, stale, "the stale status after the blocked callback")
+}
+
+// A notification handler that closes its own session returns from Close;
+// the call in flight fails with ErrClosed.
+func TestSessionCloseFromNotificationHandler(t *testing.T) {
+	t.Parallel()
+	srv, _, _ := startSDKServer(t, nil)
+	var s *mcplive.Session
+	ready := make(chan struct{})
+	closed := make(chan error, 1)
+	var once sync.Once
+	opts := &mcplive.Options{OnNotification: func(method string, _ json.RawMessage) {
+		if method != "notifications/progress" {
+			return
+		}
+		<-ready
+		once.Do(func() { closed <- s.Close() })
+	}}
+	s = dialSession(t, srv.URL, opts)
+	close(ready)
+	_, err := s.CallTool(testCtx(t), "progress", nil, &mcplive.CallToolOptions{OnProgress: func(mcplive.Progress) {}})
+	assertNoErr(t, liveRecv(t, closed, "Close from the notification handler returning"), "Close")
+	if err != nil && !errors.Is(err, mcplive.ErrClosed) {
+		t.Errorf("the call in flight: %v, want its result or ErrClosed", err)
+	}
+	liveRecv(t, s.Done(), "the session's end")
+}
+
+// A tool called from a notification handler (on the dispatcher, which
+// the notifications it waits for would queue behind) gets every progress
+// notification before it returns.
+func TestCallToolProgressFromNotificationHandler(t *testing.T) {
+	t.Parallel()
+	srv, _, _ := startSDKServer(t, nil)
+	var s *mcplive.Session
+	ready := make(chan struct{})
+	type outcome struct {
+		n   int
+		err error
+	}
+	inner := make(chan outcome, 1)
+	var once sync.Once
+	opts := &mcplive.Options{OnNotification: func(method string, _ json.RawMessage) {
+		if method != "notifications/progress" {
+			return
+		}
+		<-ready
+		once.Do(func() {
+			n := 0
+			_, err := s.CallTool(testCtx(t), "progress", nil, &mcplive.CallToolOptions{OnProgress: func(mcplive.Progress) { n++ }})
+			inner <- outcome{n, err}
+		})
+	}}
+	s = dialSession(t, srv.URL, opts)
+	close(ready)
+	outer := 0
+	_, err := s.CallTool(testCtx(t), "progress", nil, &mcplive.CallToolOptions{OnProgress: func(mcplive.Progress) { outer++ }})
+	assertNoErr(t, err, "the outer CallTool")
+	if outer != progressSteps {
+		t.Errorf("outer call: %d progress notifications before it returned, want %d", outer, progressSteps)
+	}
+	got := liveRecv(t, inner, "the call from the notification handler")
+	assertNoErr(t, got.err, "the CallTool from the handler")
+	if got.n != progressSteps {
+		t.Errorf("call from the handler: %d progress notifications before it returned, want %d", got.n, progressSteps)
+	}
+}
