@@ -220,16 +220,16 @@ func (s *Session) setMeta(version, logLevel string) {
 }
 
 // withMeta returns params with the modern _meta merged into its own
-// (a progress token, say); params unchanged in the legacy era (where
-// requestVia does not call it).
+// (a progress token, say); params unchanged in the legacy era. A list
+// page's params are made with the _meta by requestPage.
 func (s *Session) withMeta(params any) (any, error) {
 	mp := s.meta.Load()
 	if !s.modern || mp == nil {
 		return params, nil
 	}
-	// The params of most requests (every list page) are none or a cursor:
-	// no round trip through encoding/json and a map for them, which in wasm
-	// cost more than the rest of sending the request.
+	// Params that are none or a cursor (as a list page's, see
+	// requestPage): no round trip through encoding/json and a map for
+	// them, which in wasm cost more than the rest of sending the request.
 	switch p := params.(type) {
 	case nil:
 		return listParams{meta: mp.raw, version: mp.version}, nil

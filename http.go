@@ -2,9 +2,12 @@ package mcplive
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -598,4 +601,319 @@ func (c *httpConn) pushes() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.noPush
+}
+
+// One request of the Streamable HTTP transport: the session's headers,
+// the dial timeout of the first answer, credentials, redirects.
+
+// noteSession keeps the session id the server assigned (with its first
+// answer: initialize). A different id later is ignored: the session is
+// the one the client initialized.
+func (c *httpConn) noteSession(resp *httpResponse) {
+	sid := resp.Header.Get(headerSessionID)
+	if sid == "" || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return
+	}
+	c.mu.Lock()
+	old := c.sessionID
+	if old == "" {
+		c.sessionID = sid
+	}
+	c.mu.Unlock()
+	if old != "" && old != sid {
+		c.log.Warn("mcplive: the server sent a different session id; keeping the first", "first", old, "now", sid)
+	}
+}
+
+// send makes one request with the session's headers: msg is the POST
+// body, lastEventID resumes a GET stream. Before the server first answered,
+// the wait for the answer is bounded by the dial timeout, and a failure
+// wraps ErrDial. A 401 goes through OnUnauthorized, which may have the
+// request sent once more.
+func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.sendOnce(ctx, method, msg, m, lastEventID)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode < 400 || c.onUnauth == nil || attempt > 0 || !isAuthChallenge(resp) {
+			return resp, nil
+		}
+		aerr := c.authError(resp, method)
+		resp.Body.Close()
+		if err := c.onUnauth(ctx, aerr); err != nil {
+			return nil, fmt.Errorf("%w (OnUnauthorized: %w)", aerr, err)
+		}
+	}
+}
+
+func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
+	if req.Header == nil {
+		req.Header = Header{}
+	}
+	if c.token != nil {
+		tok, err := c.token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	c.mu.Lock()
+	sid, version, established := c.sessionID, c.version, c.established
+	c.mu.Unlock()
+	if m.version != "" {
+		version = m.version
+	}
+	switch method {
+	case methodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case methodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if sid != "" {
+		req.Header.Set(headerSessionID, sid)
+	}
+	if version != "" {
+		req.Header.Set(headerProtocolVersion, version)
+	}
+	if version >= modernVersion && m.method != "" && m.isRequest() {
+		req.Header.Set(headerMethod, m.method)
+		switch m.method {
+		case methods.CallTool, methods.GetPrompt, methods.ReadResource:
+			if m.name != "" {
+				req.Header.Set(headerName, encodeHeaderValue(m.name))
+			}
+			if m.method == methods.CallTool {
+				c.setParamHeaders(req.Header, m.name, msg)
+			}
+		}
+	}
+	if lastEventID != "" {
+		req.Header.Set(headerLastEventID, lastEventID)
+	}
+
+	// Before the server first answered, the wait for its answer is
+	// bounded like a WebSocket's handshake (the dial timeout); the timer
+	// stops once the answer has begun, and the body reads on in actx.
+	actx, acancel := context.WithCancel(ctx)
+	var timedOut atomic.Bool
+	var timer *time.Timer // made only when it can fire: most requests need none
+	if !established && method == methodPost {
+		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
+	}
+	req.ctx = actx
+	resp, err := c.rt.roundTrip(req)
+	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
+		if err == nil {
+			resp.Body.Close()
+		}
+		acancel()
+		return nil, fmt.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
+	}
+	if err == nil {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
+		return resp, nil
+	}
+	acancel()
+	if ctx.Err() != nil {
+		if c.ctx.Err() != nil {
+			return nil, c.closedErr()
+		}
+		return nil, ctx.Err()
+	}
+	if errors.Is(err, errRedirect) {
+		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %w", ErrProtocol, method, c.url, err), "")
+	}
+	hint := "is the server up and the URL right?"
+	if inBrowser() {
+		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
+	}
+	if !established {
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
+	}
+	if method == methodGet {
+		// The event stream is optional: a proxy that allows POST only, a
+		// CORS refusal of GET, a redirect loop fail it alone (reopen).
+		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
+	}
+	// The server is out of reach: the connection ends, as a dropped
+	// WebSocket does, and the client reconnects.
+	cause := err
+	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
+	c.fail(err)
+	if serverUnreachable(cause) || writeRefused(cause) {
+		// This request certainly never reached the server: its caller
+		// may send it again on the next connection (errNotSent).
+		return nil, &notSent{err}
+	}
+	return nil, err
+}
+
+// errNotSent matches the error of a request that never reached the server
+// (the connection to it could not be made or written): sending it again
+// on a new connection cannot run it twice.
+var errNotSent = errors.New("mcplive: the request was not sent")
+
+type notSent struct{ err error }
+
+func (e *notSent) Error() string   { return e.err.Error() }
+func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
+
+// cancelOnClose ends a request's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) detach() { detach(b.ReadCloser) }
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// errRedirect reports a redirect the transport does not follow: one that
+// would turn a POST into a GET (301, 302, 303), one to another origin, a
+// loop, too many.
+var errRedirect = errors.New("redirect not followed")
+
+// maxRedirects bounds the redirects of one request.
+const maxRedirects = 10
+
+// followRedirects sends r through once (one request to url, redirects not
+// followed) and follows the redirects of its answers as the transport
+// does: 307 and 308 keep the method and the body, and 301, 302 and 303 do
+// for a GET; a POST redirected with 301, 302 or 303 (which would become a
+// GET) fails, naming the redirect and its target. A redirect to another
+// origin is not followed: the app's headers, the session id and the token
+// are for the MCP server's origin alone. A loop is reported as one.
+// resolve makes a Location absolute against the URL it answered.
+func followRedirects(r *httpRequest, once func(url string) (*httpResponse, error), resolve func(base, ref string) (string, error)) (*httpResponse, error) {
+	cur := r.URL
+	seen := []string{cur}
+	for {
+		resp, err := once(cur)
+		if err != nil {
+			return nil, err
+		}
+		code, loc := resp.StatusCode, resp.Header.Get("Location")
+		if code != 301 && code != 302 && code != 303 && code != 307 && code != 308 || loc == "" {
+			resp.Request = r
+			return resp, nil
+		}
+		resp.Body.Close()
+		next, err := resolve(cur, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the server redirected the %s to a bad URL %q: %v", errRedirect, r.Method, loc, err)
+		}
+		switch {
+		case !strings.EqualFold(originOf(next), originOf(cur)):
+			return nil, fmt.Errorf("%w: the server redirected the %s with %d to another origin, %s; mcplive does not follow it (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
+				errRedirect, r.Method, code, redactURL(next))
+		case code < 307 && r.Method != methodGet:
+			return nil, fmt.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
+				errRedirect, r.Method, redactURL(next), code)
+		case slices.Contains(seen, next):
+			return nil, fmt.Errorf("%w: a redirect loop: %s → %s", errRedirect, strings.Join(mapStrings(seen, redactURL), " → "), redactURL(next))
+		case len(seen) > maxRedirects:
+			return nil, fmt.Errorf("%w: stopped after %d redirects (last to %s)", errRedirect, maxRedirects, redactURL(next))
+		}
+		seen = append(seen, next)
+		cur = next
+	}
+}
+
+// originOf returns the scheme and authority of an absolute URL, lower-cased
+// ("https://example.com:8443").
+func originOf(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:] // no user info
+	}
+	return strings.ToLower(scheme + "://" + rest)
+}
+
+// redactURL drops the user info (a password) of a URL, for error texts.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	end := len(rest)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		end = i
+	}
+	if i := strings.LastIndexByte(rest[:end], '@'); i >= 0 {
+		return scheme + "://" + rest[i+1:]
+	}
+	return u
+}
+
+func mapStrings(ss []string, fn func(string) string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fn(s)
+	}
+	return out
+}
+
+// httpRequest is one request as the transport sends it, and
+// httpResponse one answer: net/http's types would do, but under
+// WebAssembly they link Go's TLS and X.509 code into the binary (about
+// 40 KB compressed) for nothing: the browser twin (http_js.go) speaks
+// fetch without them.
+type httpRequest struct {
+	ctx    context.Context
+	Method string
+	URL    string
+	Header Header
+	Body   []byte
+}
+
+type httpResponse struct {
+	StatusCode    int
+	Status        string // "404 Not Found"
+	Header        Header
+	ContentLength int64 // -1 when unknown
+	Body          io.ReadCloser
+	Request       *httpRequest // the request sent (its headers)
+}
+
+// roundTripper sends one request (natively through net/http, in browsers
+// and Node through fetch), following redirects that keep the method.
+type roundTripper interface {
+	roundTrip(*httpRequest) (*httpResponse, error)
+}
+
+// mediaType returns the media type of a Content-Type value, lower-cased,
+// without its parameters (mime.ParseMediaType, without package mime in the
+// wasm).
+func mediaType(ct string) string {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// encodeHeaderValue returns s as it may travel in Mcp-Name: as it is when
+// it is plain ASCII, in the "=?base64?…?=" form otherwise (2026-07-28).
+func encodeHeaderValue(s string) string {
+	plain := s != "" && s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t' &&
+		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] <= 0x7E
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }

@@ -1,6 +1,7 @@
 package mcplive
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 )
 
@@ -203,29 +206,37 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 // requestRaw is request without the check of the result's type, for a
 // caller that checks it itself (a list page).
 func (s *Session) requestRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	params, err := s.withMeta(params) // as it is in the legacy era
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	return requestVia(ctx, s, method, params, s.rpc.call)
 }
 
-// requestPage is requestRaw for a list page, whose result the walk
-// validates itself (see parseEnvelope): the whole response. afterSend,
-// when not nil, runs once the request is written (see callUnchecked).
-func (s *Session) requestPage(ctx context.Context, method string, params any, afterSend func()) (*wireMessage, error) {
+// requestPage requests one page of a list, the first when cursor is nil;
+// the walk validates the result itself (see parseEnvelope): the whole
+// response. Its params are made here, not by withMeta: a cursor, encoded
+// without a map's sorting of keys (cursorParams), and in the modern era
+// the session's _meta (listParams). afterSend, when not nil, runs once
+// the request is written (see callUnchecked).
+func (s *Session) requestPage(ctx context.Context, method string, cursor *string, afterSend func()) (*wireMessage, error) {
+	var params any
+	if mp := s.meta.Load(); s.modern && mp != nil {
+		params = listParams{cursor: cursor, meta: mp.raw, version: mp.version}
+	} else if cursor != nil {
+		params = cursorParams{*cursor}
+	}
 	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*wireMessage, error) {
 		return s.rpc.callUnchecked(ctx, method, params, afterSend)
 	})
 }
 
-// requestVia is requestRaw with the rpcConn call that sends the request.
+// requestVia sends a request whose params are ready with the rpcConn
+// call given, and names its errors.
 func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
 	var none R
-	if s.modern { // a legacy request is sent as it is
-		var err error
-		if params, err = s.withMeta(params); err != nil {
-			return none, fmt.Errorf("%s: %w", method, err)
-		}
-	}
 	// The connection bounds the request by s.opts.RequestTimeout
-	// (newRPCConn; deadline.go).
+	// (newRPCConn; jsonrpc.go).
 	raw, err := call(ctx, method, params)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -476,3 +487,247 @@ func (s *Session) removeProgress(token string) {
 // abort ends the connection with reason (a dead peer found by the
 // heartbeat); requests in flight fail with it.
 func (s *Session) abort(reason error) { s.rpc.shutdown(reason) }
+
+// The change feed: a session turns what it hears into invalidations, "kind
+// K may have changed" and "resource U was updated", and hands them to its
+// feed. A Client's feed re-lists (syncer.trigger) and calls resource
+// subscribers; a bare Session's feed calls its resource subscribers only.
+// Today's source is the 2025-11-25 notifications below; every other source
+// (a subscriptions/listen stream, an HTTP event stream) ends in the same
+// two calls.
+type changeFeed interface {
+	// listChanged says that kinds may have changed; at is when the news
+	// arrived.
+	listChanged(kinds []Kind, at time.Time)
+	// resourceUpdated says that the contents of uri changed.
+	resourceUpdated(uri string)
+}
+
+// notificationHandlers maps each server notification this package acts on
+// to its handler, as go-sdk's clientMethodInfos. Handlers run on the
+// session's dispatcher, in arrival order, before Options.OnNotification.
+// The list_changed notifications come from the kind registry (kindTable).
+var notificationHandlers = map[string]func(s *Session, m *wireMessage){
+	methods.NotifyMessage:          (*Session).onLog,
+	methods.NotifyResourceUpdated:  (*Session).onResourceUpdated,
+	methods.NotifyToolsChanged:     (*Session).onListChanged,
+	methods.NotifyPromptsChanged:   (*Session).onListChanged,
+	methods.NotifyResourcesChanged: (*Session).onListChanged,
+	methods.NotifyAcknowledged:     (*Session).onAcknowledged,
+}
+
+// livenessFeed is a feed that records which lists are live (a Client):
+// told when the transport's way of telling changes went or came back.
+type livenessFeed interface{ livenessChanged(s *Session) }
+
+// handleNotification runs on the dispatcher goroutine, in arrival order.
+func (s *Session) handleNotification(m *wireMessage) {
+	if m.liveness {
+		if f, ok := s.feed.(livenessFeed); ok {
+			f.livenessChanged(s)
+		}
+		return
+	}
+	if m.gap {
+		s.onEventsMissed(m)
+		return
+	}
+	if h := notificationHandlers[m.Method]; h != nil {
+		h(s, m)
+	}
+	if s.opts.OnNotification != nil {
+		s.opts.OnNotification(m.Method, m.Params)
+	}
+}
+
+// observe runs on the read loop for every notification, in order with the
+// responses: it routes a notifications/progress to the call that waits for
+// it (withProgress). It must not block.
+func (s *Session) observe(m *wireMessage) {
+	if m.Method != methods.NotifyProgress {
+		return
+	}
+	var token json.RawMessage
+	var p Progress
+	if decodeProgress(m.Params, &token, &p) != nil {
+		return
+	}
+	s.mu.Lock()
+	q := s.progress[string(token)]
+	s.mu.Unlock()
+	if q != nil {
+		q.push(progressEvent{p: p})
+	}
+}
+
+func (s *Session) onLog(m *wireMessage) {
+	if s.opts.OnLog == nil {
+		return
+	}
+	var lm LogMessage
+	if decodeLogMessage(m.Params, &lm) == nil {
+		s.opts.OnLog(lm)
+	}
+}
+
+func (s *Session) onResourceUpdated(m *wireMessage) {
+	var uri string
+	if jsontext.Decode(m.Params, "params", []jsontext.Field{{Name: "uri", Dst: &uri}}) == nil {
+		s.feed.resourceUpdated(uri)
+	}
+}
+
+// onListChanged invalidates the kinds of a list_changed. It is honoured
+// even when the server did not declare listChanged, as long as it offers
+// the kind at all (servers forget the flag).
+func (s *Session) onListChanged(m *wireMessage) {
+	kinds := kindsInvalidatedBy(m.Method)
+	caps := s.caps()
+	for _, k := range kinds {
+		if spec, _ := specOf(k); !spec.offered(caps) {
+			// The kinds of one notification share their capability
+			// (resources and templates): log the notification once.
+			s.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", m.Method)
+			return
+		}
+	}
+	s.feed.listChanged(kinds, m.arrivedAt())
+}
+
+// onEventsMissed turns a gap in the transport's messages (entryReader) into
+// the invalidation of every kind: each list_changed of the kind registry
+// is handled as if it had arrived at the gap (Options.OnNotification sees
+// it too).
+func (s *Session) onEventsMissed(gap *wireMessage) {
+	var seen []string
+	for _, spec := range kindTable {
+		if slices.Contains(seen, spec.notification) {
+			continue
+		}
+		seen = append(seen, spec.notification)
+		s.handleNotification(&wireMessage{JSONRPC: "2.0", Method: spec.notification, arrived: gap.arrived})
+	}
+}
+
+// directFeed is the feed of a Session used on its own: no lists to
+// re-list; resource subscribers are called on the dispatcher.
+type directFeed struct{ subs *resourceSubs }
+
+func (directFeed) listChanged([]Kind, time.Time) {}
+
+func (f directFeed) resourceUpdated(uri string) {
+	for _, fn := range f.subs.fns(uri) {
+		fn(uri)
+	}
+}
+
+// Kind names one of the four lists a server may offer.
+type Kind string
+
+// The four list kinds.
+const (
+	KindTools             Kind = "tools"
+	KindPrompts           Kind = "prompts"
+	KindResources         Kind = "resources"
+	KindResourceTemplates Kind = "resourceTemplates"
+)
+
+// Kinds lists every kind, in a fixed order.
+var Kinds = []Kind{KindTools, KindPrompts, KindResources, KindResourceTemplates}
+
+// kindSpec is everything this package knows about one kind of list, in one
+// place: how to list it, how to read its pages, what identifies an item,
+// whether a server offers it, and which notification invalidates it.
+type kindSpec struct {
+	kind         Kind
+	method       string // the list method
+	field        string // the items' member in a page
+	key          string // the member that identifies an item, for error texts
+	capability   string // the capability that offers it, for error texts
+	offered      func(ServerCapabilities) bool
+	notification string // the list_changed that invalidates it
+	listenField  string // what subscriptions/listen asks for to get it
+	// newLive makes the kind's List, with its syncer (sync.go).
+	newLive func(kindSpec, liveEnv) liveList
+}
+
+func offersTools(c ServerCapabilities) bool     { return c.Tools != nil }
+func offersPrompts(c ServerCapabilities) bool   { return c.Prompts != nil }
+func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
+
+// kindTable is the kind registry, in Kinds order. resources/list_changed
+// invalidates both resources and resource templates.
+var kindTable = []kindSpec{
+	{KindTools, methods.ListTools, "tools", "name", "tools", offersTools, methods.NotifyToolsChanged, "toolsListChanged", newLive[Tool]},
+	{KindPrompts, methods.ListPrompts, "prompts", "name", "prompts", offersPrompts, methods.NotifyPromptsChanged, "promptsListChanged", newLive[Prompt]},
+	{KindResources, methods.ListResources, "resources", "uri", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[Resource]},
+	{KindResourceTemplates, methods.ListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[ResourceTemplate]},
+}
+
+// specOf returns the registry entry of k.
+func specOf(k Kind) (kindSpec, bool) {
+	for _, s := range kindTable {
+		if s.kind == k {
+			return s, true
+		}
+	}
+	return kindSpec{}, false
+}
+
+// kindsInvalidatedBy returns the kinds a list_changed notification
+// invalidates, in Kinds order; none for any other method.
+func kindsInvalidatedBy(method string) []Kind {
+	var out []Kind
+	for _, s := range kindTable {
+		if s.notification == method {
+			out = append(out, s.kind)
+		}
+	}
+	return out
+}
+
+// cursorParams are the params of a list request after the first page
+// in the legacy era.
+type cursorParams struct {
+	Cursor string `json:"cursor"`
+}
+
+func (p cursorParams) writeParams(b *bytes.Buffer) error {
+	b.WriteString(`{"cursor":`)
+	writeJSONString(b, p.Cursor)
+	b.WriteByte('}')
+	return nil
+}
+
+// listParams are the params of a list request in the modern era: the
+// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// writes them without encoding/json.
+type listParams struct {
+	cursor  *string
+	meta    json.RawMessage
+	version string // the protocol version meta names
+}
+
+func (p listParams) describe(m *outgoing) { m.version = p.version }
+
+// MarshalJSON is for any code that encodes listParams otherwise (a
+// transport reading a request's params back): the same JSON as
+// marshalMessage writes.
+func (p listParams) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := p.writeParams(&b)
+	return b.Bytes(), err
+}
+
+func (p listParams) writeParams(b *bytes.Buffer) error {
+	b.WriteByte('{')
+	if p.cursor != nil {
+		b.WriteString(`"cursor":`)
+		writeJSONString(b, *p.cursor)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"_meta":`)
+	b.Write(p.meta)
+	b.WriteByte('}')
+	return nil
+}

@@ -46,11 +46,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if page > s.opts.MaxPages {
 			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
 		}
-		var params any
-		if cursor != nil {
-			params = cursorParams{*cursor} // encoded without a map's sorting of keys
-		}
-		res, err := s.requestPage(ctx, spec.method, params, hand)
+		res, err := s.requestPage(ctx, spec.method, cursor, hand)
 		if pageErr != nil {
 			return nil, pageErr
 		}
@@ -115,51 +111,6 @@ func (s *Session) listPages(ctx context.Context, spec kindSpec) ([]listPage, *Ca
 		return nil, nil, err
 	}
 	return pages, hint, nil
-}
-
-// cursorParams are the params of a list request after the first page.
-type cursorParams struct {
-	Cursor string `json:"cursor"`
-}
-
-func (p cursorParams) writeParams(b *bytes.Buffer) error {
-	b.WriteString(`{"cursor":`)
-	writeJSONString(b, p.Cursor)
-	b.WriteByte('}')
-	return nil
-}
-
-// listParams are the params of a list request in the modern era: the
-// cursor, if any, and the request's _meta (already JSON). marshalMessage
-// writes them without encoding/json.
-type listParams struct {
-	cursor  *string
-	meta    json.RawMessage
-	version string // the protocol version meta names
-}
-
-func (p listParams) describe(m *outgoing) { m.version = p.version }
-
-// MarshalJSON is for any code that encodes listParams otherwise (a
-// transport reading a request's params back): the same JSON as
-// marshalMessage writes.
-func (p listParams) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	err := p.writeParams(&b)
-	return b.Bytes(), err
-}
-
-func (p listParams) writeParams(b *bytes.Buffer) error {
-	b.WriteByte('{')
-	if p.cursor != nil {
-		b.WriteString(`"cursor":`)
-		writeJSONString(b, *p.cursor)
-		b.WriteByte(',')
-	}
-	b.WriteString(`"_meta":`)
-	b.Write(p.meta)
-	b.WriteByte('}')
-	return nil
 }
 
 // builder gathers the items of one walk: the only part of decoding and
@@ -533,4 +484,143 @@ func readResultObject(res []byte) (*resultIndex, error) {
 		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
 	}
 	return idx, err
+}
+
+// Options.RawItems: the live lists keep each item as its key and its raw
+// JSON, and a walk decodes no item into its Go type. In wasm that is most
+// of what a re-list allocates and the garbage collector then scans:
+// encoding/json's decode of one tool there costs more than the round trip
+// that listed it, and a decoded 10,000-tool list holds eleven pointers per
+// tool where a raw one holds two.
+
+// rawItem is an item of a RawItems list.
+type rawItem struct {
+	key  string
+	raw  json.RawMessage
+	note any // what a transport read of it (transport.go, noteSlots)
+}
+
+// rawEntries is the itemSlice of a RawItems list.
+type rawEntries []rawItem
+
+func (e rawEntries) Len() int                      { return len(e) }
+func (e rawEntries) Key(i int) string              { return e[i].key }
+func (e rawEntries) RawJSON(i int) json.RawMessage { return e[i].raw }
+func (e rawEntries) note(i int) *any               { return &e[i].note }
+
+func (e rawEntries) pick(idx []int) itemSlice {
+	if len(idx) == 0 {
+		return rawEntries(nil)
+	}
+	out := make(rawEntries, len(idx))
+	for n, i := range idx {
+		out[n] = e[i]
+	}
+	return out
+}
+
+// decodeRaw decodes e's items into T for Snapshot and Subscribe. An item
+// whose fields do not fit T keeps what did fit (encoding/json goes on past
+// a type error), and always its raw JSON.
+func decodeRaw[T Item](e rawEntries) []T {
+	if len(e) == 0 {
+		return nil
+	}
+	out := make([]T, len(e))
+	for i := range e {
+		_ = json.Unmarshal(e[i].raw, &out[i])
+		if s, ok := any(&out[i]).(interface{ setRaw(json.RawMessage) }); ok {
+			s.setRaw(e[i].raw)
+		}
+	}
+	return out
+}
+
+// rawBuild is the builder of a RawItems list: it validates a new item's
+// JSON and reads its key in one pass of the scanner, and decodes nothing
+// else.
+type rawBuild struct {
+	keyField string
+	prev     rawEntries
+	out      rawEntries
+}
+
+func newRawBuild(spec kindSpec) func(prev Entries) builder {
+	return func(prev Entries) builder {
+		p, _ := prev.(rawEntries)
+		return &rawBuild{keyField: spec.key, prev: p}
+	}
+}
+
+func (b *rawBuild) grow(n int) { b.out = make(rawEntries, 0, n) }
+
+// addPage appends n items whose keys setRaw then reads.
+func (b *rawBuild) addPage(_ []byte, n int) (bool, error) {
+	b.out = append(b.out, make(rawEntries, n)...)
+	return true, nil
+}
+
+func (b *rawBuild) add(raw []byte) (string, error) {
+	b.out = append(b.out, rawItem{})
+	return b.setRaw(len(b.out)-1, raw)
+}
+
+func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
+
+// setRaw validates raw (a walk hands it over unvalidated, see
+// parseListPage) and reads item i's key from it in the same pass: "" when
+// raw is not an object or its key member is not a string, which the walk
+// reports as an item without a key.
+func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
+	it := rawItem{raw: json.RawMessage(raw)}
+	if len(raw) == 0 || raw[0] != '{' {
+		return "", jsontext.Check(raw)
+	}
+	end, err := jsontext.ScanObject(raw, 0, 1, func(k, v []byte) error {
+		if jsontext.IsKey(k, b.keyField) && v[0] == '"' {
+			it.key = jsontext.Unquote(v)
+		}
+		return nil
+	})
+	if err == nil && end != len(raw) {
+		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
+	}
+	if err != nil {
+		return "", err
+	}
+	b.out[i] = it
+	return it.key, nil
+}
+
+func (b *rawBuild) items() itemSlice { return b.out }
+
+// merge folds one page's hints into h (nil: none so far). The walk sets
+// Received once, when its last page has come (time.Now is a call into JS
+// in the browser: not one per page).
+func (h *CacheHint) merge(p pageInfo) *CacheHint {
+	if p.ttlMs < 0 && p.cacheScope == "" {
+		return h
+	}
+	if h == nil {
+		h = &CacheHint{}
+	}
+	if ttl := time.Duration(p.ttlMs) * time.Millisecond; p.ttlMs >= 0 && (!h.HasTTL || ttl < h.TTL) {
+		h.TTL, h.HasTTL = ttl, true
+	}
+	if h.Scope != "private" && p.cacheScope != "" {
+		h.Scope = p.cacheScope
+	}
+	return h
+}
+
+// sameBytes is bytes.Equal that answers at once for the same slice: a
+// re-list reuses unchanged items, raw JSON included.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
 }

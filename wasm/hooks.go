@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/hack-pad/safejs"
@@ -144,4 +146,58 @@ func recoverHook(name string) {
 	if p := recover(); p != nil {
 		reportPanic(name, p)
 	}
+}
+
+// reportPanic logs a recovered panic with its stack to the console and
+// returns the error that rejects the caller's Promise.
+func reportPanic(name string, p any) error {
+	err := fmt.Errorf("internal error in %s (please report it at https://github.com/mcplive/mcplive/issues): %v", name, p)
+	consoleError(err.Error() + "\n" + string(debug.Stack()))
+	return err
+}
+
+// consoleError reports to the JS console; it is how a recovered panic or a
+// throwing hook gets noticed.
+func consoleError(msg string) {
+	console, err := safejs.Global().Get("console")
+	if err != nil {
+		return
+	}
+	console.Call("error", msg)
+}
+
+// invoke calls a JS function value, logging (never panicking) when it throws.
+func invoke(fn safejs.Value, args ...any) {
+	if fn.Type() != safejs.TypeFunction {
+		return
+	}
+	if _, err := fn.Invoke(args...); err != nil {
+		consoleError("mcplive: a JS callback threw: " + err.Error())
+	}
+}
+
+// invokeWithDone calls fn(done, args...), where done is a one-shot JS
+// callback through which JS hands back one string once the app's async
+// callback settled (auth.go's token, elicit.go's answer): it returns what
+// fn returned and the channel that string arrives on. The Go side waits on
+// the channel, never blocking the JS event loop. If fn throws, done is
+// released and the error returned.
+func invokeWithDone(fn safejs.Value, args ...any) (safejs.Value, <-chan string, error) {
+	ch := make(chan string, 1)
+	var done safejs.Func
+	done, err := safejs.FuncOf(func(_ safejs.Value, a []safejs.Value) any {
+		done.Release()
+		r, _ := argString(a, 0)
+		ch <- r
+		return nil
+	})
+	if err != nil {
+		return safejs.Undefined(), nil, err
+	}
+	ret, err := fn.Invoke(append([]any{done}, args...)...)
+	if err != nil {
+		done.Release()
+		return safejs.Undefined(), nil, err
+	}
+	return ret, ch, nil
 }

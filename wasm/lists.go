@@ -80,7 +80,10 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 		if !started || u.Version < sent || (u.Version == sent && hasDiff) {
 			return
 		}
-		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Error: describe(u.Err), Live: u.Live, Cache: u.Cache}
+		msg := listMsg{Kind: l.Kind(), Version: u.Version, Status: u.Status, Live: u.Live, Cache: u.Cache}
+		if u.Err != nil {
+			msg.Error = describe(u.Err)
+		}
 		if u.Version != sent {
 			msg.Added, msg.Changed = u.Added, u.Changed
 			msg.Cause, msg.Latency = u.Cause, u.Latency

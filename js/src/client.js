@@ -3,7 +3,7 @@
 // is a real Error.
 
 import { createStore, createEmitter, call } from "./store.js";
-import { createList, deepFreeze, KINDS } from "./lists.js";
+import { createLists, deepFreeze, KINDS } from "./lists.js";
 import { createResourceSubscriptions } from "./resources.js";
 import { abortError, namedError, toError } from "./errors.js";
 import { beforeDial, afterDial, discardEarly } from "./dial.js";
@@ -11,8 +11,6 @@ import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
 import { fresh, rememberRevision, rememberedRevision, tokenContext } from "./cache.js";
 
 /** Decodes the list messages Go hands over as UTF-8 bytes (wasm/hooks.go). */
-const utf8 = new TextDecoder();
-
 const EVENTS = Object.freeze(["change", "log", "notification"]);
 const CALL_OPTIONS = ["signal", "timeoutMs"];
 
@@ -44,7 +42,13 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
   let early = null;
 
   const events = createEmitter(EVENTS);
-  const lists = Object.fromEntries(KINDS.map((kind) => [kind, createList(kind, (ev) => events.emit("change", ev))]));
+  // An update that does not fit what the store holds: ask Go for the whole
+  // list again (it comes back as a change with cause "resync").
+  const { lists, hook: listHook } = createLists(
+    events,
+    (kind) => request("resync", { kind }).catch(() => {}),
+    cache ? keep : null,
+  );
   const status = createStore("connecting");
   let info = null;
   let closing = null;
@@ -89,13 +93,7 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
   });
 
   const hooks = {
-    list(bytes, length) {
-      const msg = JSON.parse(typeof bytes === "string" ? bytes : utf8.decode(bytes.subarray(0, length)));
-      // An update that does not fit what the store holds: ask Go for the
-      // whole list again (it comes back as a change with cause "resync").
-      if (!lists[msg.kind].apply(msg)) request("resync", { kind: msg.kind }).catch(() => {});
-      if (cache) keep(msg.kind);
-    },
+    list: listHook,
     status(state, infoJSON) {
       if (infoJSON) info = deepFreeze(JSON.parse(infoJSON));
       const was = status.store.get();

@@ -30,6 +30,31 @@ function sameHints(a, b) {
   return a.live === b.live && a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope && a.receivedAt === b.receivedAt && a.source === b.source;
 }
 
+const utf8 = new TextDecoder();
+
+/**
+ * createLists holds the list of every kind and the hook the Go side hands
+ * each list message to (wasm/lists.go: the bytes of its JSON in a
+ * Uint8Array that Go reuses, the first length of them, or a string): the
+ * message is decoded and applied to its kind's list, whose changes go to
+ * events ("change"). A message that does not fit what the list holds goes
+ * to onMisfit(kind), which asks Go for the whole list again; onApplied(kind),
+ * when given, runs after every message.
+ * @param {{ emit: (type: string, event: unknown) => void }} events
+ * @param {(kind: string) => void} onMisfit
+ * @param {((kind: string) => void) | null} onApplied
+ */
+export function createLists(events, onMisfit, onApplied) {
+  const change = (ev) => events.emit("change", ev);
+  const lists = Object.fromEntries(KINDS.map((kind) => [kind, createList(kind, change)]));
+  const hook = (bytes, length) => {
+    const msg = JSON.parse(typeof bytes === "string" ? bytes : utf8.decode(bytes.subarray(0, length)));
+    if (!lists[msg.kind].apply(msg)) onMisfit(msg.kind);
+    if (onApplied) onApplied(msg.kind);
+  };
+  return { lists, hook };
+}
+
 /**
  * createList holds one kind's store and applies messages to it. onChange
  * gets the frozen change event of every applied change of the items:

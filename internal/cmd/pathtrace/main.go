@@ -197,5 +197,15 @@ func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) int {
 			}
 		}
 	}
+	if os.Getenv("PATHTRACE_EDGES") != "" { // the calls between files, one per line
+		var lines []string
+		for p := range pairs {
+			lines = append(lines, p[0]+" -> "+p[1])
+		}
+		sort.Strings(lines)
+		for _, l := range lines {
+			fmt.Println("  " + l)
+		}
+	}
 	return len(pairs)
 }
