@@ -268,7 +268,7 @@ type rpcConn struct {
 
 	mu       sync.Mutex
 	pending  map[int64]*pendingCall
-	sweep    *time.Timer                   // fails the requests whose time is up (deadline.go)
+	sweep    *time.Timer                   // fails the requests whose time is up (sweepExpired)
 	sweepAt  time.Duration                 // when sweep fires, on clock; 0: not armed
 	serving  map[string]context.CancelFunc // server requests being handled, by raw id
 	closed   bool
@@ -739,7 +739,7 @@ func (c *rpcConn) callUnchecked(ctx context.Context, method string, params any, 
 
 // exchange sends a request and waits for its response, whose result is not
 // validated yet (see parseEnvelope), for up to timeout (0: no bound; the
-// sweeper of deadline.go ends it). afterSend: see callUnchecked.
+// sweeper, sweepExpired, ends it). afterSend: see callUnchecked.
 func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeout time.Duration, onID func(int64), afterSend func()) (*wireMessage, error) {
 	id := c.nextID.Add(1)
 	if onID != nil {
@@ -875,7 +875,7 @@ func connLost(reason error) error {
 }
 
 // arrivedAt is when the read loop got m (on the package's one clock,
-// deadline.go).
+// clock).
 func (m *wireMessage) arrivedAt() time.Time { return monoStart.Add(m.arrived) }
 
 // paramsWriter is params that write their own JSON, which marshalMessage

@@ -21,7 +21,7 @@ import (
 // subscriptions/listen stream it opened, a long-lived request whose
 // notifications (acknowledged first, then list_changed and
 // resources/updated) arrive like any other and go through the same
-// notification table to the same change feed (feed.go).
+// notification table to the same change feed (session.go).
 //
 // A session has one current stream. It asks for the list changes of every
 // kind the server offers and the updates of every resource that has

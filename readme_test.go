@@ -440,6 +440,36 @@ func TestReadmeArchitecturePaths(t *testing.T) {
 	if n < 10 {
 		t.Errorf("docs/architecture.md's layout table names %d paths; the pattern of this test is out of date", n)
 	}
+	// The root package's row names every file of the package (by name or
+	// by a pattern such as http*.go): a newcomer finds each in the map.
+	var row string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "| `*.go` (package `mcplive`)") {
+			row = line
+		}
+	}
+	if row == "" {
+		t.Fatal("docs/architecture.md's layout table has no row for the root package (| `*.go` (package `mcplive`) |)")
+	}
+	var named []string
+	for _, m := range regexp.MustCompile("`([\\w*.-]+\\.go)`").FindAllStringSubmatch(row, -1) {
+		named = append(named, m[1])
+	}
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		found := false
+		for _, p := range named {
+			if ok, _ := filepath.Match(p, f); ok && p != "*.go" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("docs/architecture.md's row for the root package does not name %s", f)
+		}
+	}
 }
 
 // githubSlug is the anchor GitHub gives a heading.

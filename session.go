@@ -647,7 +647,7 @@ type kindSpec struct {
 	offered      func(ServerCapabilities) bool
 	notification string // the list_changed that invalidates it
 	listenField  string // what subscriptions/listen asks for to get it
-	// newLive makes the kind's List, with its syncer (sync.go).
+	// newLive makes the kind's List, with its syncer (list.go).
 	newLive func(kindSpec, liveEnv) liveList
 }
 

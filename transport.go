@@ -69,7 +69,7 @@ type describedWriter interface {
 // Read that also reports, in order with the messages, "events may have been
 // missed here" (a gap: its standalone stream of 2025-11-25 re-opened
 // without an event id to resume from; the session then invalidates every
-// list, feed.go, onEventsMissed), which request's POST carried a message,
+// list, session.go, onEventsMissed), which request's POST carried a message,
 // and a request whose answer cannot come (its stream broke). Read itself
 // skips the gaps and failures.
 type entryReader interface {

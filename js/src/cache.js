@@ -3,7 +3,7 @@
 // caching rules (2026-07-28: ttlMs, cacheScope), so that a returning page
 // shows its catalog before the wasm has started. JS owns the storage; the
 // Go side gets the kept lists as seeds and decides, per list, whether all
-// of its pages are still fresh (sync.go: walker.run).
+// of its pages are still fresh (list.go: walker.run).
 //
 // A server's catalog is two records: the public one (lists and reads the
 // server marked cacheScope "public", and the revision it spoke) and the
