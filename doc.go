@@ -55,11 +55,12 @@
 //
 //  1. websocket.go (wsConn.Read), websocket_native.go (wsConn.readMessage)
 //     or, in the browser, websocket_js.go (wsConn.readMessage): the
-//     transport reads one message. Over Streamable HTTP: http_stream.go (httpConn.follow,
-//     httpConn.readEvents, sseReader.next), http.go (httpConn.enqueue,
-//     httpConn.readEntry); a stream re-opened without an event id to
-//     resume from is a gap (entryReader), which the session turns into the
-//     list_changed of every kind (session.go, onEventsMissed).
+//     transport reads one message. Over Streamable HTTP: http_stream.go
+//     (httpConn.follow, httpConn.readEvents, sseReader.next), http.go
+//     (httpConn.enqueue, httpConn.readEntry); a stream re-opened without
+//     an event id to resume from is a gap (entryReader), which the session
+//     turns into the list_changed of every kind (session.go,
+//     onEventsMissed).
 //  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope),
 //     internal/jsontext/scan.go (ForEachMemberWith), session.go
 //     (Session.observe), queue.go (fifo.push, fifo.pop), jsonrpc.go

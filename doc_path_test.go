@@ -173,9 +173,14 @@ func TestDocPathOrder(t *testing.T) {
 	record := func(role int) {
 		s := rootFiles(3)
 		mu.Lock()
-		stacks[role] = s
+		if stacks[role] == nil { // the first of each role
+			stacks[role] = s
+		}
 		mu.Unlock()
-		recorded <- role
+		select { // never blocks the client's goroutine if more come
+		case recorded <- role:
+		default:
+		}
 	}
 	changed := false
 	conn.onList = func() {

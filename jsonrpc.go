@@ -874,8 +874,8 @@ func connLost(reason error) error {
 	return fmt.Errorf("%w: %w", ErrClosed, reason)
 }
 
-// arrivedAt is when the read loop got m (on the package's one clock,
-// clock).
+// arrivedAt is when the read loop got m, on the package's one clock
+// (clock).
 func (m *wireMessage) arrivedAt() time.Time { return monoStart.Add(m.arrived) }
 
 // paramsWriter is params that write their own JSON, which marshalMessage
