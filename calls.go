@@ -34,16 +34,20 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		fctx = ctx
 	}
 	r, err := fn(fctx, sess)
-	if err != nil && errors.Is(err, errNotSent) && ctx.Err() == nil && rctx.Err() == nil {
+	for err != nil && errors.Is(err, errNotSent) && ctx.Err() == nil && rctx.Err() == nil {
 		// The request never reached the server (its connection had just
 		// gone, which the client had not noticed: a call made while only
 		// the change feed was being re-opened): it goes out on the next
-		// connection, as a call made after the loss would have.
-		if sess, serr := c.session(rctx, method); serr == nil {
-			r, err = fn(fctx, sess)
-		} else {
+		// connection, as a call made after the loss would have, up to
+		// the deadline. The connection it was refused on has ended (the
+		// JSON-RPC layer reports errNotSent only then), so sessionBut
+		// waits for another one: this loop never spins.
+		var serr error
+		if sess, serr = c.sessionBut(rctx, method, sess); serr != nil {
 			err = serr
+			break
 		}
+		r, err = fn(fctx, sess)
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that

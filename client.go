@@ -519,6 +519,13 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 // session waits until the client is ready and returns the session. It
 // fails when ctx ends first or the client closes.
 func (c *Client) session(ctx context.Context, method string) (*Session, error) {
+	return c.sessionBut(ctx, method, nil)
+}
+
+// sessionBut is session, but never failed: the session a request was just
+// refused on (its connection ended before the request was written), which
+// the client may not have seen end yet.
+func (c *Client) sessionBut(ctx context.Context, method string, failed *Session) (*Session, error) {
 	for {
 		c.mu.Lock()
 		state, ch, feedDown := c.state, c.stateCh, c.feedDown
@@ -527,6 +534,8 @@ func (c *Client) session(ctx context.Context, method string) (*Session, error) {
 		switch {
 		case state == StateClosed:
 			return nil, fmt.Errorf("%s: %w (the client is closed)", method, ErrClosed)
+		case sess != nil && sess == failed:
+			// Not this one again: wait for the client to see it end.
 		case state == StateReady && sess != nil,
 			state == StateReconnecting && sess != nil && sess == feedDown && sess.rpc.Err() == nil:
 			// While only the change feed is re-opened (2026-07-28's

@@ -370,6 +370,13 @@ func (c *httpConn) writePost(p post) (err error) {
 		}
 	}()
 	if err := c.failure(); err != nil {
+		if m.isRequest() {
+			// The connection ended before this request was written (a
+			// failure of another request ended it: the listen stream's
+			// re-open, a page of a walk): it certainly never reached the
+			// server, and its caller may send it on the next connection.
+			return &notSent{err}
+		}
 		return err
 	}
 	if m.method == methods.NotifyCancelled && !c.legacy(m) {
@@ -721,6 +728,12 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	acancel()
 	if ctx.Err() != nil {
 		if c.ctx.Err() != nil {
+			if method == methodPost && unwritten(err) {
+				// The connection ended (another request's failure ended
+				// it) before this request was written: it never reached
+				// the server (errNotSent).
+				return nil, &notSent{c.closedErr()}
+			}
 			return nil, c.closedErr()
 		}
 		return nil, ctx.Err()
@@ -745,7 +758,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	cause := err
 	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
 	c.fail(err)
-	if serverUnreachable(cause) || writeRefused(cause) {
+	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
 		// This request certainly never reached the server: its caller
 		// may send it again on the next connection (errNotSent).
 		return nil, &notSent{err}

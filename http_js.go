@@ -374,6 +374,9 @@ func serverUnreachable(err error) bool {
 // writeRefused: fetch does not tell a refused write from any other failure.
 func writeRefused(error) bool { return false }
 
+// unwritten: fetch does not tell whether a failed request was sent.
+func unwritten(error) bool { return false }
+
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {
 	if len(s) < 2 || s[0] != 'E' {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -41,8 +43,15 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 			req.ContentLength = int64(len(r.Body))
 		}
 		req.Header = r.Header.Clone()
+		var wrote atomic.Bool
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+		}))
 		resp, err := n.rt.RoundTrip(req)
 		if err != nil {
+			if !wrote.Load() {
+				return nil, &unwrittenError{err}
+			}
 			return nil, err
 		}
 		return &httpResponse{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header,
@@ -75,6 +84,21 @@ func serverUnreachable(err error) bool {
 // writeRefused reports a request whose writing the peer refused (a broken
 // pipe: it had closed the connection): the server did not get it whole.
 func writeRefused(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// unwrittenError is the error of a request that failed before it was
+// written whole (no connection, a dial cut off, a write that failed): the
+// server cannot have run it. Its text is err's.
+type unwrittenError struct{ err error }
+
+func (e *unwrittenError) Error() string { return e.err.Error() }
+func (e *unwrittenError) Unwrap() error { return e.err }
+
+// unwritten reports a request that was never written whole (see
+// unwrittenError).
+func unwritten(err error) bool {
+	var u *unwrittenError
+	return errors.As(err, &u)
+}
 
 // inBrowser: a native program has no browser rules (CORS).
 func inBrowser() bool { return false }

@@ -763,7 +763,8 @@ func (c *rpcConn) exchange(ctx context.Context, method string, params any, timeo
 	if c.closed {
 		err := c.closeErr
 		c.mu.Unlock()
-		return nil, connLost(err)
+		// Never written: the caller may send it on the next connection.
+		return nil, &notSent{connLost(err)}
 	}
 	c.pending[id] = p
 	if timeout > 0 {

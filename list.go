@@ -47,8 +47,10 @@ type Snapshot[T Item] struct {
 	// Live reports whether the server tells this client when the list
 	// changes: in the legacy era whenever it offers the kind (list_changed
 	// is honoured even without the listChanged flag), in the modern era
-	// when it acknowledged the kind on the subscriptions/listen stream. A
-	// list that is not live changes only on Refresh or a reconnect.
+	// when it acknowledged the kind on the subscriptions/listen stream.
+	// False while the list is stale: while the client reconnects (until
+	// the list is re-listed) and once it is closed. A list that is not
+	// live changes only on Refresh or a reconnect.
 	Live bool
 	// Cache holds the caching hints of the last walk's pages (modern
 	// servers send them); nil when the server sent none.
@@ -120,8 +122,14 @@ type list struct {
 	mu     sync.Mutex
 	snap   ViewSnapshot // Items is an itemSlice
 	unique bool         // snap.Items repeats no key (see diff)
+	feed   bool         // the session's feed tells of this kind's changes (setLive)
 	subs   watchers[ViewUpdate]
 }
+
+// liveAs is what snap.Live says with status: the feed tells of changes
+// and the items are not stale (a stale list waits for its re-list: what
+// changed meanwhile is not in it yet). Called with l.mu held.
+func (l *list) liveAs(status Status) bool { return l.feed && status != StatusStale }
 
 func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
 	none := entries[T](nil)
@@ -182,7 +190,7 @@ func (l *list) apply(items itemSlice, status Status, err error, cause Cause, lat
 		l.snap.Cache = cache
 		return false
 	}
-	next := ViewSnapshot{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version, Live: l.snap.Live, Cache: cache}
+	next := ViewSnapshot{Items: l.snap.Items, Status: status, Err: err, Version: l.snap.Version, Live: l.liveAs(status), Cache: cache}
 	if itemsChanged {
 		next.Items = items
 		next.Version++
@@ -205,6 +213,7 @@ func (l *list) setStatus(status Status, err error) {
 		return
 	}
 	l.snap.Status, l.snap.Err = status, err
+	l.snap.Live = l.liveAs(status)
 	l.publishState()
 }
 
@@ -220,28 +229,37 @@ func (l *list) publishState() {
 // Called with l.mu held, so updates are queued in the order applied.
 func (l *list) publish(u ViewUpdate) { l.subs.publish(l.events, u) }
 
-// markStale turns a list that had been synced "stale", keeping its items:
-// nothing keeps it in sync until a new session re-lists it.
+// markStale turns a list that had been synced "stale", keeping its items,
+// and not live: nothing keeps it in sync until a new session re-lists it
+// (and, in 2026-07-28, its listen stream is open again). One update.
 func (l *list) markStale() {
 	l.mu.Lock()
-	s := l.snap.Status
-	l.mu.Unlock()
-	if s == StatusReady || s == StatusError {
-		l.setStatus(StatusStale, nil)
+	defer l.mu.Unlock()
+	l.feed = false
+	stale := l.snap.Status == StatusReady || l.snap.Status == StatusError
+	if !stale && !l.snap.Live {
+		return
 	}
+	if stale {
+		l.snap.Status, l.snap.Err = StatusStale, nil
+	}
+	l.snap.Live = false
+	l.publishState()
 }
 
 // markUnsupported empties the list of a kind the server does not offer.
 func (l *list) markUnsupported(cause Cause) { l.apply(l.none, StatusUnsupported, nil, cause, 0, nil) }
 
-// setLive records whether the server tells this client of changes.
+// setLive records whether the server tells this client of changes; a
+// stale list shows it live once it is re-listed (liveAs).
 func (l *list) setLive(live bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.snap.Live == live {
+	l.feed = live
+	if l.snap.Live == l.liveAs(l.snap.Status) {
 		return
 	}
-	l.snap.Live = live
+	l.snap.Live = l.liveAs(l.snap.Status)
 	l.publishState()
 }
 

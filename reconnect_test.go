@@ -291,6 +291,44 @@ func TestLiveCloseStopsBackoff(t *testing.T) {
 	}
 }
 
+// A list that nothing keeps in sync is not live: while the client
+// reconnects (stale, with its items) and once it is closed (stale, for
+// good). Each is one update: no subscriber sees "stale" with live true.
+func TestLiveNotLiveWhenReconnectingOrClosed(t *testing.T) {
+	t.Parallel()
+	srv := liveScripted(t, "", 0)
+	c := liveConnect(t, srv.URL, nil)
+	if s := c.Tools().Snapshot(); !s.Live || s.Status != mcplive.StatusReady {
+		t.Fatalf("tools after Connect: %s, live %v", liveDescribe(s), s.Live)
+	}
+	rec := liveRecord(t, c.Tools())
+	states := liveWatchStates(t, c)
+	srv.DropConns()
+	states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
+	liveWait(t, c.Tools(), "tools live again", func(s mcplive.Snapshot[mcplive.Tool]) bool { return s.Live && s.Status == mcplive.StatusReady })
+	n := len(rec.all())
+	c.Close()
+	for _, k := range []mcplive.Kind{mcplive.KindTools, mcplive.KindPrompts, mcplive.KindResources, mcplive.KindResourceTemplates} {
+		if v := c.List(k).View(); v.Live || (v.Status != mcplive.StatusStale && v.Status != mcplive.StatusUnsupported) {
+			t.Errorf("%s after Close: status %s, live %v; want stale (or unsupported), not live", k, v.Status, v.Live)
+		}
+	}
+	// The update of Close (Close may return before a subscriber has it:
+	// it never waits for a callback that is running).
+	if u := rec.at(t, n); u.Status != mcplive.StatusStale || u.Live {
+		t.Errorf("the update of Close: %s, live %v; want stale, not live", liveDescribe(u.Snapshot), u.Live)
+	}
+	ups := rec.all()
+	if ups[0].Status != mcplive.StatusStale || ups[0].Live {
+		t.Errorf("first update after the drop: %s; want stale and not live", liveDescribeAll(ups))
+	}
+	for _, u := range ups {
+		if u.Status == mcplive.StatusStale && u.Live {
+			t.Errorf("an update stale and live: %s", liveDescribeAll(ups))
+		}
+	}
+}
+
 // WatchState sees every state change in order: reconnecting, ready, closed
 // (connecting is the state before Connect returns).
 func TestLiveStateSequence(t *testing.T) {

@@ -147,7 +147,9 @@ export interface ListValue<T> {
   /**
    * Whether the server tells this client when the list changes: in
    * 2025-11-25 whenever it offers the kind; in 2026-07-28 when it
-   * acknowledged the kind on the `subscriptions/listen` stream. A list that
+   * acknowledged the kind on the `subscriptions/listen` stream. `false`
+   * while the list is `"stale"`: while the client reconnects (until the
+   * list is re-listed) and once it is closed. A list that
    * is not live changes only on `refresh()` or a reconnect. A change of
    * `live`, `ttlMs`, `cacheScope` or `receivedAt` alone gives a new value
    * with the same `version`.

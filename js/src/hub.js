@@ -109,26 +109,51 @@ export function createHub(options = {}) {
   }
 
   /**
-   * sync publishes server srv's kind from its client's store: items whose
-   * object, hub name, staleness and approval are unchanged keep their hub
-   * item; the merged store is set again only when something changed.
+   * sync publishes server srv's kind from its client's store. Its names
+   * come first: a name of srv's that clashes with another server's renames
+   * items of that server too (both take suffixes, or one gets its plain
+   * name back), so every server whose names changed is re-wrapped before
+   * the merged store is set, once: no value of it ever shows a name that
+   * resolve does not map back. also: more servers whose names changed
+   * already (register's names-first check). Each server whose segment
+   * changed gets its own change event, all of them at the same version.
    */
-  function sync(srv, kind) {
+  function sync(srv, kind, also) {
+    const namer = namers[kind];
+    const touched = [srv];
+    if (namer) {
+      const ids = new Set([srv.id]);
+      const queue = [srv.id, ...(also ?? [])];
+      // A renamed server's names are brought up to date with its own store
+      // too (a no-op when the namer holds them already), so the loop ends.
+      while (queue.length) {
+        const id = queue.shift();
+        const s = servers.get(id);
+        if (!s) continue;
+        if (!ids.has(id)) (ids.add(id), touched.push(s));
+        const { renamed, errors } = namer.update(id, s.client[kind].get().items.map((i) => i.name));
+        for (const err of errors) {
+          s.nameErrors.push(err);
+          logger?.error?.(err.message, { server: id, kind });
+        }
+        for (const other of renamed) if (!ids.has(other)) queue.push(other);
+      }
+    }
+    const diffs = [];
+    for (const s of touched) diffs.push(segment(s, kind));
+    commit(kind, diffs);
+  }
+
+  /**
+   * segment re-wraps server srv's items of kind from its client's store and
+   * sets its visible segment: items whose object, hub name, staleness and
+   * approval are unchanged keep their hub item. It returns the diff against
+   * what the segment showed before (the merged store is not set here).
+   */
+  function segment(srv, kind) {
     const value = srv.client[kind].get();
     const seg = srv.segs[kind];
     const namer = namers[kind];
-    let renamed = null;
-    if (namer) {
-      const { renamed: r, errors } = namer.update(
-        srv.id,
-        value.items.map((i) => i.name),
-      );
-      renamed = r;
-      for (const err of errors) {
-        srv.nameErrors.push(err);
-        logger?.error?.(err.message, { server: srv.id, kind });
-      }
-    }
     const stale = isStale(srv, value);
     const keyField = KEY_FIELD[kind];
     const all = [];
@@ -152,13 +177,11 @@ export function createHub(options = {}) {
     seg.byKey = byKey;
     seg.status = value.status;
     seg.error = value.error;
-    const visible = filterFn ? all.filter((i) => filterFn(i, kind)) : all;
-    publish(srv, kind, visible);
-    if (renamed) for (const id of renamed) if (servers.has(id)) sync(servers.get(id), kind);
+    return setVisible(srv, kind, filterFn ? all.filter((i) => filterFn(i, kind)) : all);
   }
 
-  /** publish sets a server's visible segment and sends the diff. */
-  function publish(srv, kind, visible) {
+  /** setVisible sets a server's visible segment; returns its diff. */
+  function setVisible(srv, kind, visible) {
     const seg = srv.segs[kind];
     const keyField = KEY_FIELD[kind];
     const before = new Map(seg.visible.map((i) => [i[keyField], i]));
@@ -175,13 +198,16 @@ export function createHub(options = {}) {
     const removed = seg.visible.filter((i) => !seen.has(i[keyField]));
     const reordered = !added.length && !removed.length && !changed.length && visible.some((i, n) => i !== seg.visible[n]);
     seg.visible = visible;
-    const itemsChanged = added.length || removed.length || changed.length || reordered;
-    republish(kind, itemsChanged);
-    if (added.length || removed.length || changed.length) {
-      events.emit(
-        "change",
-        Object.freeze({ kind, server: srv.id, version: merged[kind].store.get().version, added: Object.freeze(added), removed: Object.freeze(removed), changed: Object.freeze(changed) }),
-      );
+    return { server: srv.id, added, removed, changed, itemsChanged: Boolean(added.length || removed.length || changed.length || reordered) };
+  }
+
+  /** commit sets the merged store of kind once for the segments' diffs, then sends one change event per server that changed. */
+  function commit(kind, diffs) {
+    republish(kind, diffs.some((d) => d.itemsChanged));
+    const { version } = merged[kind].store.get();
+    for (const { server, added, removed, changed } of diffs) {
+      if (!added.length && !removed.length && !changed.length) continue;
+      events.emit("change", Object.freeze({ kind, server, version, added: Object.freeze(added), removed: Object.freeze(removed), changed: Object.freeze(changed) }));
     }
   }
 
@@ -316,7 +342,12 @@ export function createHub(options = {}) {
     for (const kind of KINDS) srv.segs[kind] = { byKey: new Map(), visible: EMPTY, status: "loading", error: null };
     // Names first: with a names() option, a clash refuses the server whole.
     const errors = [];
-    for (const kind of ["tools", "prompts"]) errors.push(...namers[kind].update(id, client[kind].get().items.map((i) => i.name)).errors);
+    const renamed = {};
+    for (const kind of ["tools", "prompts"]) {
+      const r = namers[kind].update(id, client[kind].get().items.map((i) => i.name));
+      errors.push(...r.errors);
+      renamed[kind] = r.renamed;
+    }
     if (errors.length) {
       for (const kind of ["tools", "prompts"]) namers[kind].remove(id);
       pending.delete(id);
@@ -335,7 +366,8 @@ export function createHub(options = {}) {
     };
     srv.offs.push(client.status.listen(onStatus));
     if (client.auth) srv.offs.push(client.auth.listen(() => publishServers()));
-    for (const kind of KINDS) sync(srv, kind);
+    // The servers that the new names renamed are re-wrapped with it.
+    for (const kind of KINDS) sync(srv, kind, renamed[kind]);
     publishServers();
     return srv;
   }
@@ -353,20 +385,22 @@ export function createHub(options = {}) {
     if (srv) await unregister(srv);
   }
 
-  /** unregister takes srv's items out of the hub's lists, then closes its client. */
+  /**
+   * unregister takes srv's items out of the hub's lists (one change per
+   * kind, with the renames it causes: a server whose name was suffixed
+   * only because of srv's gets its plain name back in the same merged
+   * value), then closes its client.
+   */
   async function unregister(srv) {
     const { id } = srv;
     for (const off of srv.offs) off();
-    const renamed = {};
-    for (const kind of KINDS) {
-      renamed[kind] = namers[kind]?.remove(id) ?? new Set();
-      srv.segs[kind].byKey = new Map();
-      publish(srv, kind, EMPTY); // one change per kind: every item of the server removed
-    }
     servers.delete(id);
     for (const kind of KINDS) {
-      republish(kind, false);
-      for (const other of renamed[kind]) if (servers.has(other)) sync(servers.get(other), kind);
+      const renamed = namers[kind]?.remove(id) ?? new Set();
+      srv.segs[kind].byKey = new Map();
+      const diffs = [setVisible(srv, kind, EMPTY)];
+      for (const other of renamed) if (servers.has(other)) diffs.push(segment(servers.get(other), kind));
+      commit(kind, diffs);
     }
     publishServers();
     await srv.client.close();

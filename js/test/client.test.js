@@ -459,6 +459,23 @@ describe("mistakes are TypeErrors or rejections the caller can catch", () => {
     await same.close();
   });
 
+  for (const mode of MODES) {
+    test(`${mode.name}: a closed client's lists are stale and not live, every one, as close() resolves`, async () => {
+      const c = await connect(urlFor(server, mode), mode.options);
+      assert.equal(c.tools.get().live, true);
+      const seen = [];
+      const offs = ["tools", "prompts", "resources", "resourceTemplates"].map((k) => c[k].listen((v) => seen.push([k, v.status, v.live])));
+      await c.close();
+      for (const k of ["tools", "prompts", "resources", "resourceTemplates"]) {
+        const v = c[k].get();
+        assert.ok(v.status === "stale" || v.status === "unsupported", `${k}: ${v.status}`);
+        assert.equal(v.live, false, `${k} live after close()`);
+      }
+      assert.deepEqual(seen.filter(([, status, live]) => status === "stale" && live), [], "no value stale and live");
+      for (const off of offs) off();
+    });
+  }
+
   test("subscribeResource after close() throws a ClosedError; nothing is printed", async (t) => {
     const printed = [];
     t.mock.method(console, "error", (...a) => printed.push(a.join(" ")));

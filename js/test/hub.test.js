@@ -355,6 +355,18 @@ describe("hub: names option and approvals storage", () => {
     assert.throws(() => createHub({ nope: 1 }), TypeError);
   });
 
+  test("a closed hub: its items stale, its clients' lists stale and not live", async () => {
+    const hub = createHub();
+    const client = await hub.add("s", server.ws, FAST);
+    assert.ok(hub.tools.get().items.every((i) => i.stale === false));
+    await hub.close();
+    const v = hub.tools.get();
+    assert.equal(v.status, "stale");
+    assert.ok(v.items.length > 0 && v.items.every((i) => i.stale === true), "every item stale");
+    for (const k of ["tools", "prompts", "resources", "resourceTemplates"]) assert.equal(client[k].get().live, false, k);
+    assert.deepEqual(hub.servers.get().map((s) => s.status), ["closed"]);
+  });
+
   test("the hub's clients are ordinary clients of the one runtime", async () => {
     const hub = createHub();
     const client = await hub.add("s", server.mcp, FAST);
@@ -365,6 +377,112 @@ describe("hub: names option and approvals storage", () => {
     } finally {
       await direct.close();
       await hub.close();
+    }
+  });
+});
+
+// Hub names depend only on the set of (server, name) pairs: a clash made by
+// a server added later, or by a later list change, renames the items of
+// both servers, in the same merged value, whatever the order.
+describe("hub: names when a later server or a later change makes a clash", () => {
+  let alpha, alphaX;
+  before(async () => {
+    [alpha, alphaX] = await Promise.all([startServer(), startServer()]);
+  });
+  after(() => Promise.all([alpha?.stop(), alphaX?.stop()]));
+
+  /**
+   * watched is a hub whose every tools value is checked as it is set: each
+   * shown name resolves back to its own server and server name. bad lists
+   * the names that did not.
+   */
+  function watched() {
+    const hub = createHub();
+    const bad = [];
+    const versions = [];
+    const off = hub.tools.subscribe((v) => {
+      versions.push(v.version);
+      for (const i of v.items) {
+        const r = hub.resolve(i.name);
+        if (r?.server !== i.server || r?.name !== i.serverName) bad.push(`${i.name} (${i.server} ${i.serverName}) resolves to ${JSON.stringify(r)} at version ${v.version}`);
+      }
+    });
+    const events = [];
+    const offEv = hub.on("change", (e) => e.kind === "tools" && events.push(e));
+    return { hub, bad, events, versions, close: () => (off(), offEv(), hub.close()) };
+  }
+
+  const shown = (hub) => new Map(hub.tools.get().items.map((i) => [`${i.server} ${i.serverName}`, i.name]));
+  const clashing = (v, pairs) => pairs.every(([s, n]) => v.items.some((i) => i.server === s && i.serverName === n && /_[0-9a-f]{8}$/.test(i.name)));
+
+  test("added in either order: both items suffixed at once, the same names in both hubs, every shown name resolved and callable", async () => {
+    await Promise.all([alpha.control("add-tool", { name: "x__y" }), alphaX.control("add-tool", { name: "y" })]);
+    const one = watched();
+    const two = watched();
+    try {
+      await one.hub.add("alpha", alpha.ws, FAST);
+      assert.equal(shown(one.hub).get("alpha x__y"), "alpha__x__y", "alone, the plain name");
+      await one.hub.add("alpha__x", alphaX.mcp, FAST);
+      await two.hub.add("alpha__x", alphaX.mcp, FAST);
+      await two.hub.add("alpha", alpha.ws, FAST);
+      const pairs = [["alpha", "x__y"], ["alpha__x", "y"]];
+      for (const w of [one, two]) assert.ok(clashing(w.hub.tools.get(), pairs), JSON.stringify([...shown(w.hub)]));
+      assert.deepEqual([...shown(one.hub)].sort(), [...shown(two.hub)].sort(), "the same names in both hubs");
+      assert.notEqual(shown(one.hub).get("alpha x__y"), shown(one.hub).get("alpha__x y"));
+      assert.equal(one.hub.resolve("alpha__x__y"), undefined, "the plain name is nobody's");
+      // The rename is a change of alpha's segment, at the version of the
+      // clash: in hub names (the events' identity), the old name removed
+      // and the new one added.
+      const clash = one.events.find((e) => e.server === "alpha__x" && e.added.length);
+      const rename = one.events.find((e) => e.server === "alpha" && e.removed.some((i) => i.name === "alpha__x__y"));
+      assert.ok(rename, JSON.stringify(one.events.map((e) => [e.server, e.version, e.added.map((i) => i.name), e.removed.map((i) => i.name)])));
+      assert.equal(rename.version, clash.version);
+      assert.deepEqual(rename.added.map((i) => [i.name, i.serverName]), [[shown(one.hub).get("alpha x__y"), "x__y"]]);
+      for (const w of [one, two]) {
+        for (const [key, name] of shown(w.hub)) {
+          if (!["alpha x__y", "alpha__x y"].includes(key)) continue;
+          const r = await w.hub.callTool(name, { text: key });
+          assert.ok(!r.isError, `${name}: ${JSON.stringify(r)}`);
+        }
+      }
+      // Removed and added again: the same names; removal gives alpha its plain name back.
+      const before = shown(one.hub);
+      await one.hub.remove("alpha__x");
+      assert.equal(shown(one.hub).get("alpha x__y"), "alpha__x__y");
+      await one.hub.add("alpha__x", alphaX.mcp, FAST);
+      assert.deepEqual([...shown(one.hub)].sort(), [...before].sort());
+      for (const w of [one, two]) assert.deepEqual(w.bad, []);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+      await Promise.all([alpha.control("remove-tool", { name: "x__y" }), alphaX.control("remove-tool", { name: "y" })]);
+    }
+  });
+
+  test("made by later list changes in either order: the same names, never a name that resolve does not map back", async () => {
+    const w = watched();
+    const pairs = [["alpha", "x__z"], ["alpha__x", "z"]];
+    try {
+      await w.hub.add("alpha", alpha.ws, FAST);
+      await w.hub.add("alpha__x", alphaX.mcp, FAST);
+      // alpha__x first, then alpha.
+      await alphaX.control("add-tool", { name: "z" });
+      await waitFor(w.hub.tools, (v) => v.items.some((i) => i.name === "alpha__x__z"));
+      await alpha.control("add-tool", { name: "x__z" });
+      const first = shown(await waitFor(w.hub.tools, (v) => clashing(v, pairs)) && w.hub);
+      await Promise.all([alpha.control("remove-tool", { name: "x__z" }), alphaX.control("remove-tool", { name: "z" })]);
+      await waitFor(w.hub.tools, (v) => !v.items.some((i) => ["x__z", "z"].includes(i.serverName)));
+      // alpha first, then alpha__x.
+      await alpha.control("add-tool", { name: "x__z" });
+      await waitFor(w.hub.tools, (v) => v.items.some((i) => i.name === "alpha__x__z" && i.server === "alpha"));
+      await alphaX.control("add-tool", { name: "z" });
+      const second = shown(await waitFor(w.hub.tools, (v) => clashing(v, pairs)) && w.hub);
+      for (const key of ["alpha x__z", "alpha__x z"]) assert.equal(second.get(key), first.get(key), key);
+      assert.deepEqual(w.bad, []);
+      // Every value was checked: the versions only grew.
+      assert.ok(w.versions.every((v, i) => i === 0 || v >= w.versions[i - 1]));
+    } finally {
+      await w.close();
+      await Promise.all([alpha.control("remove-tool", { name: "x__z" }), alphaX.control("remove-tool", { name: "z" })]);
     }
   });
 });
