@@ -49,6 +49,16 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		}
 		r, err = fn(fctx, sess)
 	}
+	if err != nil && errors.Is(err, errNotSent) {
+		// Never sent, and no connection came before the deadline: the
+		// call failed for want of a connection, as session says.
+		if cerr := ctx.Err(); cerr != nil {
+			return r, fmt.Errorf("%s: %w", method, cerr)
+		}
+		if rctx.Err() != nil {
+			return r, fmt.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
+		}
+	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.

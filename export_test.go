@@ -21,3 +21,12 @@ func ListRaw(ctx context.Context, s *Session, kind Kind) ([]string, error) {
 	}
 	return keys, nil
 }
+
+// RefreshTriggers is how many re-lists of kind the client's syncer has
+// been asked for so far (by notifications, Refresh, reconnects).
+func RefreshTriggers(c *Client, kind Kind) uint64 {
+	s := c.lists[kind].syncer()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reqGen
+}

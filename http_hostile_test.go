@@ -361,7 +361,8 @@ func TestHTTPHostileSessionExpired(t *testing.T) {
 }
 
 // Close sends DELETE with the session id; a server that never answers it
-// holds Close for the dial timeout at most.
+// holds Close for the dial timeout at most (which also bounds the
+// initialize: one second leaves a loaded machine room for it).
 func TestHTTPHostileCloseDeletes(t *testing.T) {
 	t.Parallel()
 	hold := make(chan struct{})
@@ -376,7 +377,7 @@ func TestHTTPHostileCloseDeletes(t *testing.T) {
 		return true
 	}})
 	t.Cleanup(func() { close(hold) })
-	s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: 100 * time.Millisecond}, eraOptions(nil))
+	s, err := mcplive.NewSession(testCtx(t), &mcplive.HTTPTransport{URL: h.URL, DialTimeout: time.Second}, eraOptions(nil))
 	assertNoErr(t, err, "NewSession")
 	assertNoErr(t, recv(t, async(s.Close), "Close"), "Close")
 	d := h.WaitLog("DELETE", func(r hh.Record) bool { return r.Method == http.MethodDelete })

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
@@ -49,7 +50,7 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 		}))
 		resp, err := n.rt.RoundTrip(req)
 		if err != nil {
-			if !wrote.Load() {
+			if !wrote.Load() || closedIdle(err) {
 				return nil, &unwrittenError{err}
 			}
 			return nil, err
@@ -92,6 +93,13 @@ type unwrittenError struct{ err error }
 
 func (e *unwrittenError) Error() string { return e.err.Error() }
 func (e *unwrittenError) Unwrap() error { return e.err }
+
+// closedIdle reports net/http's errServerClosedIdle (unexported): the
+// server had closed the kept-alive connection the request was written on
+// (its FIN crossed the request), so the server never read the request.
+func closedIdle(err error) bool {
+	return strings.Contains(err.Error(), "http: server closed idle connection")
+}
 
 // unwritten reports a request that was never written whole (see
 // unwrittenError).

@@ -795,6 +795,7 @@ func TestLiveRefreshSingleFlight(t *testing.T) {
 	hold.Store(true)
 	srv.Notify(liveNotifyTools, nil)
 	liveRecv(t, held, "held walk")
+	g0 := mcplive.RefreshTriggers(c, mcplive.KindTools)
 	const n = 8
 	var wg sync.WaitGroup
 	started := make(chan struct{}, n)
@@ -810,6 +811,10 @@ func TestLiveRefreshSingleFlight(t *testing.T) {
 	for i := 0; i < n; i++ {
 		liveRecv(t, started, "refresh started")
 	}
+	// Every Refresh has asked the syncer (a goroutine may be late between
+	// "started" and its call on a loaded machine, and a call that comes
+	// once the next walk has begun rightly asks for one more).
+	liveUntil(t, "the 8 Refreshes asked the syncer", func() bool { return mcplive.RefreshTriggers(c, mcplive.KindTools) >= g0+n })
 	srv.Update(scripted.Tools, func(items []json.RawMessage) []json.RawMessage { items[1] = scripted.Tool("b", "v2"); return items })
 	close(release)
 	wg.Wait()

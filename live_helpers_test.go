@@ -470,3 +470,20 @@ func (c *liveWalkConn) Write(ctx context.Context, msg []byte) error {
 	}
 	return c.Conn.Write(ctx, msg)
 }
+
+// liveUntil waits until cond holds, looking again every millisecond, for
+// as long as the test may run (testCtx): for a state that no callback
+// announces (a syncer's count of triggers).
+func liveUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	ctx := testCtx(t)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("%s: not by the test's deadline", what)
+		}
+	}
+}

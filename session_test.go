@@ -637,8 +637,17 @@ func TestSessionTimeout(t *testing.T) {
 	assertErr(t, err, errs(mcplive.ErrTimeout), "tools/call", timeout.String())
 	assertEqual(t, recv(t, p.started, "block started"), "t", "started")
 	serverCancelled(t, p)
-	// The connection survives a timeout.
-	assertNoErr(t, s.Ping(testCtx(t)), "Ping after a timeout")
+	// The connection survives a timeout: a ping is answered. (On a
+	// loaded machine a ping may itself miss the one-second timeout: that
+	// is asked again; a dead connection fails with another error.)
+	ctx := testCtx(t)
+	for {
+		err := s.Ping(ctx)
+		if !errors.Is(err, mcplive.ErrTimeout) || ctx.Err() != nil {
+			assertNoErr(t, err, "Ping after a timeout")
+			break
+		}
+	}
 }
 
 // A caller's deadline that ends first is the caller's: it matches
