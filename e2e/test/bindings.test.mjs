@@ -61,8 +61,47 @@ export function mountApp(el, url) {
   return { setUrl: render, commits: () => commits, unmount: () => root.unmount() };
 }
 `,
-  "src/vue/harness.js": `import { createApp, h, ref } from "vue";
+  "src/react/hub.jsx": `import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { useHub, useServers, useTools } from "mcplive/react";
+
+function Hub({ servers }) {
+  const hub = useHub(servers);
+  const tools = useTools(hub);
+  const list = useServers(hub);
+  return (
+    <section>
+      <h3>{list.map((s) => s.id + ":" + s.status).join(",")}</h3>
+      <ul>{tools.items.map((t) => <li key={t.name}>{t.name}</li>)}</ul>
+    </section>
+  );
+}
+
+export function mountHub(el, servers) {
+  const root = createRoot(el);
+  const render = (servers) => root.render(<StrictMode><Hub servers={servers} /></StrictMode>);
+  render(servers);
+  return { set: render, unmount: () => root.unmount() };
+}
+`,
+  "src/vue/harness.js": `import { createApp, defineComponent, h, ref } from "vue";
+import { useClient, useTools } from "mcplive/vue";
 import App from "./App.vue";
+
+// Options from a getter that makes a new object whenever tick changes, with the same values.
+export function mountOptions(el, url) {
+  const tick = ref(0);
+  const Comp = defineComponent({
+    setup() {
+      const client = useClient(url, () => ({ clientInfo: { name: "my-app", version: "1.0.0" }, requestTimeoutMs: 30000 + 0 * tick.value }));
+      const tools = useTools(client);
+      return () => h("section", [h("h2", "Tools v" + tools.value.version + " (" + tools.value.status + ")"), h("p", { class: "tick" }, String(tick.value))]);
+    },
+  });
+  const app = createApp(Comp);
+  app.mount(el);
+  return { bump: () => tick.value++, unmount: () => app.unmount() };
+}
 
 export function mountApp(el, url) {
   const u = ref(url);
@@ -349,6 +388,84 @@ globalThis.fetch = function (input, ...rest) { if (/\\.wasm/.test(String(input?.
     await page.context().close();
     await until(a, (c) => c.open === before.open, "the page closed, its session closed");
     assert.doesNotMatch(out.join("\n"), /error|TRAP/i, out.join("\n"));
+  });
+
+  test("react: useHub adds, removes and keeps servers by diff (one session each, under StrictMode); useReady sends a refused connection to the error boundary", { skip }, async (t) => {
+    const [a0, b0] = [await count(a), await count(bsrv)];
+    const page = await open(t, `${vite.url}/react.html`);
+    await waitFor(page, "#root h2", "Tools v1 (ready, ready)");
+    const hubTools = (want) =>
+      page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll("#hub li")].map((li) => li.textContent).sort()) === JSON.stringify(want), want, { timeout: 15_000, polling: 50 });
+    const aTools = ANON_TOOLS.map((n) => `a__${n}`);
+    const bTools = [...ANON_TOOLS, B_TOOL].sort().map((n) => `b__${n}`);
+    await page.evaluate(async (ws) => {
+      const { mountHub } = await import("/src/react/hub.jsx");
+      const el = document.body.appendChild(document.createElement("div"));
+      el.id = "hub";
+      window.hub = mountHub(el, { a: ws });
+    }, a.ws);
+    await hubTools(aTools);
+    let ca = await until(a, (c) => c.open === a0.open + 2, "the App's and the hub's sessions on A");
+    assert.equal(ca.opened - a0.opened, 2, "sessions opened on A by the App and the hub (StrictMode)");
+    await page.evaluate(({ a, b }) => window.hub.set({ a, b }), { a: a.ws, b: bsrv.ws });
+    await hubTools([...aTools, ...bTools].sort());
+    let cb = await until(bsrv, (c) => c.open === b0.open + 1, "the hub's session on B");
+    assert.equal(cb.opened - b0.opened, 1, "sessions opened on B by adding it");
+    for (let i = 0; i < 3; i++) await page.evaluate(({ a, b }) => window.hub.set({ a, b: { url: b, options: { clientInfo: { name: "hub" } } } }), { a: a.ws, b: bsrv.ws });
+    await hubTools([...aTools, ...bTools].sort());
+    cb = await until(bsrv, (c) => c.open === b0.open + 1, "B replaced once for its new options");
+    assert.equal(cb.opened - b0.opened, 2, "sessions opened on B: one more for the new options, none for the same options in new objects");
+    assert.equal((await count(a)).opened, ca.opened, "server a was left alone");
+    await page.evaluate((b) => window.hub.set({ b: { url: b, options: { clientInfo: { name: "hub" } } } }), bsrv.ws);
+    await hubTools(bTools);
+    await until(a, (c) => c.open === a0.open + 1, "a removed: its session closed");
+    report.push(`react useHub: add a (${ca.opened - a0.opened - 1} opened), add b (1), new options of b (1 more), remove a (A open ${a0.open + 1})`);
+    await page.evaluate(() => window.hub.unmount());
+    await until(bsrv, (c) => c.open === b0.open, "unmount closed the hub's session on B");
+
+    // A refused connection: useReady throws its error to the App's error boundary.
+    const dead = `ws://127.0.0.1:${await freePort()}/mcp`;
+    await page.evaluate(async (ws) => {
+      const { mountApp } = await import("/src/react/harness.jsx");
+      const el = document.body.appendChild(document.createElement("div"));
+      el.id = "refused";
+      window.refused = mountApp(el, ws);
+    }, dead);
+    await page.waitForSelector("#refused [role=alert]", { timeout: 15_000 });
+    const alert = await page.textContent("#refused [role=alert]");
+    assert.match(alert, /^Cannot connect: .+/);
+    report.push(`react: refused connection: ${alert}`);
+    await page.evaluate(() => window.refused.unmount());
+    // The refused WebSocket is a console error of Chromium's own; React logs the error the boundary caught.
+    const others = page.problems.filter((p) => !/WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|DialError|Cannot connect|An error occurred in the <ToolList> component|could not connect to ws:/.test(p));
+    assert.deepEqual(others, []);
+    await page.context().close();
+    await until(a, (c) => c.open === a0.open, "the page closed, its sessions closed");
+  });
+
+  test("vue: options from a getter that makes a new object with the same values do not reopen the client", { skip }, async (t) => {
+    const a0 = await count(a);
+    const page = await open(t, `${vite.url}/vue.html`);
+    await waitFor(page, "#root h2", "Tools v1 (ready, ready)");
+    await page.evaluate(async (ws) => {
+      const { mountOptions } = await import("/src/vue/harness.js");
+      const el = document.body.appendChild(document.createElement("div"));
+      el.id = "opts";
+      window.opts = mountOptions(el, ws);
+    }, a.ws);
+    await waitFor(page, "#opts h2", "Tools v1 (ready)");
+    const c1 = await until(a, (c) => c.open === a0.open + 2, "two sessions");
+    for (let i = 1; i <= 5; i++) {
+      await page.evaluate(() => window.opts.bump());
+      await waitFor(page, "#opts .tick", String(i));
+    }
+    assert.equal((await count(a)).opened, c1.opened, "a new options object with the same values opened a session");
+    report.push(`vue: 5 new options objects: ${(await count(a)).opened - c1.opened} opened`);
+    await page.evaluate(() => window.opts.unmount());
+    await until(a, (c) => c.open === a0.open + 1, "unmount closed it");
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+    await until(a, (c) => c.open === a0.open, "the page closed, its session closed");
   });
 
   for (const fw of ["react", "vue", "svelte"]) {
