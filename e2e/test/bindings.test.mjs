@@ -226,10 +226,10 @@ async function startVite(app) {
 function watchPage() {
   window.__lists = [];
   new MutationObserver(() => {
-    for (const root of document.querySelectorAll("#root, #second")) {
+    for (const root of document.querySelectorAll("#root, #second, main")) {
       const h2 = root.querySelector("h2")?.textContent ?? "";
       const lis = [...root.querySelectorAll("li")].map((li) => li.textContent.trim()).join(",");
-      const snap = `${root.id}|${h2}|${lis}`;
+      const snap = `${root.id || root.localName}|${h2}|${lis}`;
       if (!window.__lists.some((s, i) => i === window.__lists.length - 1 && s === snap)) window.__lists.push(snap);
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
@@ -347,46 +347,76 @@ globalThis.fetch = function (input, ...rest) { if (/\\.wasm/.test(String(input?.
     nextApp = dir;
   });
 
-  test("Next.js (next start): the page hydrates without an error, then renders the list, follows a change, opens one session, loads the wasm once", { skip }, async (t) => {
-    assert.ok(nextApp, "next build failed (see the test before)");
+  /** serveNext runs `next <cmd>` on a free port and resolves once it serves the page: its url, the page's HTML, its output lines. */
+  async function serveNext(t, cmd, env = nextEnv()) {
     const port = await freePort();
-    const proc = spawn(process.execPath, [NEXT, "start", "-H", "127.0.0.1", "-p", String(port)], { cwd: nextApp, env: nextEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    // A process group of its own: next dev runs the server in a child process, which goes with it.
+    const proc = spawn(process.execPath, [NEXT, cmd, "-H", "127.0.0.1", "-p", String(port)], { cwd: nextApp, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const out = [];
     for (const s of [proc.stdout, proc.stderr]) createInterface({ input: s }).on("line", (l) => out.push(l));
-    t.after(() => proc.kill("SIGKILL"));
+    const exited = new Promise((r) => proc.once("exit", r));
+    const kill = () => {
+      try {
+        process.kill(-proc.pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    };
+    process.once("exit", kill);
+    t.after(async () => {
+      kill();
+      await exited;
+      process.removeListener("exit", kill);
+    });
     const url = `http://127.0.0.1:${port}/`;
-    let html;
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 90_000; ; ) {
       try {
         const res = await fetch(url);
-        if (res.ok) {
-          html = await res.text();
-          break;
-        }
+        if (res.ok) return { url, html: await res.text(), out };
       } catch {
         // not listening yet
       }
-      if (proc.exitCode !== null || Date.now() > deadline) assert.fail(`next start did not serve ${url}:\n${out.join("\n")}`);
+      if (proc.exitCode !== null || Date.now() > deadline) assert.fail(`next ${cmd} did not serve ${url}:\n${out.join("\n")}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.match(text(html), /Tools v0 \(loading, connecting\)/, "the server's HTML");
+  }
+
+  /** nextPage checks the Next.js page at url: the server's markup first, then the list, a change followed, one session, the wasm once. */
+  async function nextPage(t, url, what) {
     const before = await count(a);
     const page = await open(t, url);
-    await waitFor(page, "h2", "Tools v1 (ready, ready)");
+    await waitFor(page, "main h2", "Tools v1 (ready, ready)");
     const lists = await page.evaluate(() => window.__lists);
-    assert.deepEqual(await items(page, ""), ANON_TOOLS);
+    assert.equal(lists[0], "main|Tools v0 (loading, connecting)|", `the page first showed the server's markup: ${JSON.stringify(lists)}`);
+    assert.deepEqual(await items(page, "main"), ANON_TOOLS);
     const undo = await a.control("POST", "tools/echo/disable").then(() => () => a.control("POST", "tools/echo/enable"));
     t.after(undo);
-    await waitFor(page, "h2", "Tools v2 (ready, ready)");
-    assert.deepEqual(await items(page, ""), ANON_TOOLS.filter((n) => n !== "echo"));
+    await waitFor(page, "main h2", "Tools v2 (ready, ready)");
+    assert.deepEqual(await items(page, "main"), ANON_TOOLS.filter((n) => n !== "echo"));
+    await undo();
     const one = await until(a, (c) => c.open === before.open + 1, "one session open");
-    assert.equal(one.opened - before.opened, 1, "sessions opened by the Next.js page");
-    report.push(`next: hydrate and connect: ${one.opened - before.opened} opened`);
+    assert.equal(one.opened - before.opened, 1, `sessions opened by the Next.js page (${what})`);
+    report.push(`next (${what}): hydrate and connect: ${one.opened - before.opened} opened`);
     assert.equal(page.wasm.length, 1, `the wasm loaded once: ${JSON.stringify(page.wasm)}`);
     assert.deepEqual(page.problems, [], "errors in the page (a hydration mismatch is one)");
-    assert.ok(lists.length >= 0);
     await page.context().close();
     await until(a, (c) => c.open === before.open, "the page closed, its session closed");
+  }
+
+  test("Next.js (next start): the page hydrates without an error, then renders the list, follows a change, opens one session, loads the wasm once", { skip }, async (t) => {
+    assert.ok(nextApp, "next build failed (see the test before)");
+    const { url, html, out } = await serveNext(t, "start");
+    assert.match(text(html), /Tools v0 \(loading, connecting\)/, "the server's HTML");
+    await nextPage(t, url, "next start");
+    assert.doesNotMatch(out.join("\n"), /error|TRAP/i, out.join("\n"));
+  });
+
+  test("Next.js (next dev: StrictMode, server rendering on each request, WebAssembly trapped on the server): one session, the same checks", { skip }, async (t) => {
+    assert.ok(nextApp, "next build failed (see the test before)");
+    const env = { ...nextEnv(), NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${JSON.stringify(join(app, "trap.mjs"))}`.trim() };
+    const { url, html, out } = await serveNext(t, "dev", env);
+    assert.match(text(html), /Tools v0 \(loading, connecting\)/, "the server's HTML");
+    await nextPage(t, url, "next dev, StrictMode");
     assert.doesNotMatch(out.join("\n"), /error|TRAP/i, out.join("\n"));
   });
 
