@@ -35,17 +35,17 @@ export function useStore<T>(store: ReadableStore<T> | null | undefined, serverVa
 export function useStore<T>(store: ReadableStore<T> | null | undefined): T | undefined;
 
 /** The tools of a client or a hub; `"loading"` (no items) without one, on the server and while hydrating. */
-export function useTools(source: Hub): HubListValue<HubTool>;
 export function useTools(source: Client | null | undefined): ListValue<Tool>;
+export function useTools(source: Hub | null | undefined): HubListValue<HubTool>;
 /** The prompts of a client or a hub; `"loading"` without one. */
-export function usePrompts(source: Hub): HubListValue<HubPrompt>;
 export function usePrompts(source: Client | null | undefined): ListValue<Prompt>;
+export function usePrompts(source: Hub | null | undefined): HubListValue<HubPrompt>;
 /** The resources of a client or a hub; `"loading"` without one. */
-export function useResources(source: Hub): HubListValue<HubResource>;
 export function useResources(source: Client | null | undefined): ListValue<Resource>;
+export function useResources(source: Hub | null | undefined): HubListValue<HubResource>;
 /** The resource templates of a client or a hub; `"loading"` without one. */
-export function useResourceTemplates(source: Hub): HubListValue<HubResourceTemplate>;
 export function useResourceTemplates(source: Client | null | undefined): ListValue<ResourceTemplate>;
+export function useResourceTemplates(source: Hub | null | undefined): HubListValue<HubResourceTemplate>;
 
 /** The client's connection status; `"connecting"` without one, on the server and while hydrating. */
 export function useStatus(client: Client | null | undefined): ConnectionStatus;

@@ -33,17 +33,17 @@ export function useStore<T>(store: MaybeRefOrGetter<ReadableStore<T> | null | un
 export function useStore<T>(store: MaybeRefOrGetter<ReadableStore<T> | null | undefined>): Readonly<ShallowRef<T | undefined>>;
 
 /** The tools of a client or a hub (a ref or getter); `"loading"` (no items) without one. */
-export function useTools(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubTool>>>;
 export function useTools(source: MaybeRefOrGetter<Client | null | undefined>): Readonly<ShallowRef<ListValue<Tool>>>;
+export function useTools(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubTool>>>;
 /** The prompts of a client or a hub; `"loading"` without one. */
-export function usePrompts(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubPrompt>>>;
 export function usePrompts(source: MaybeRefOrGetter<Client | null | undefined>): Readonly<ShallowRef<ListValue<Prompt>>>;
+export function usePrompts(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubPrompt>>>;
 /** The resources of a client or a hub; `"loading"` without one. */
-export function useResources(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubResource>>>;
 export function useResources(source: MaybeRefOrGetter<Client | null | undefined>): Readonly<ShallowRef<ListValue<Resource>>>;
+export function useResources(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubResource>>>;
 /** The resource templates of a client or a hub; `"loading"` without one. */
-export function useResourceTemplates(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubResourceTemplate>>>;
 export function useResourceTemplates(source: MaybeRefOrGetter<Client | null | undefined>): Readonly<ShallowRef<ListValue<ResourceTemplate>>>;
+export function useResourceTemplates(source: MaybeRefOrGetter<Hub | null | undefined>): Readonly<ShallowRef<HubListValue<HubResourceTemplate>>>;
 
 /** The client's connection status; `"connecting"` without one. */
 export function useStatus(client: MaybeRefOrGetter<Client | null | undefined>): Readonly<ShallowRef<ConnectionStatus>>;

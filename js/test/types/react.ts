@@ -32,6 +32,9 @@ export function Component(url: string | null): string {
 export function HubComponent(extra: boolean): number {
   const hub: Hub | null = useHub({ demo: "ws://127.0.0.1:8080/mcp", other: extra && { url: "https://x/mcp", options: { requestTimeoutMs: 5000 } } }, { onError: (id, err) => console.log(id, err.message) });
   const servers: readonly HubServer[] = useServers(hub);
+  const all: HubListValue<HubTool> = useTools(hub); // a hub or null (before mount)
+  const none: ListValue<Tool> = useTools(null);
+  console.log(all.version, none.version);
   if (!hub) return servers.length;
   const tools: HubListValue<HubTool> = useTools(hub);
   // @ts-expect-error a server is a url or { url, options }
