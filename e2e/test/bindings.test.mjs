@@ -85,7 +85,7 @@ export function mountHub(el, servers) {
 }
 `,
   "src/vue/harness.js": `import { createApp, defineComponent, h, ref } from "vue";
-import { useClient, useTools } from "mcplive/vue";
+import { useClient, useHub, useTools } from "mcplive/vue";
 import App from "./App.vue";
 
 // Options from a getter that makes a new object whenever tick changes, with the same values.
@@ -101,6 +101,21 @@ export function mountOptions(el, url) {
   const app = createApp(Comp);
   app.mount(el);
   return { bump: () => tick.value++, unmount: () => app.unmount() };
+}
+
+// A hub whose servers follow a ref.
+export function mountHub(el, servers) {
+  const list = ref(servers);
+  const Comp = defineComponent({
+    setup() {
+      const hub = useHub(list);
+      const tools = useTools(hub);
+      return () => h("ul", tools.value.items.map((t) => h("li", { key: t.name }, t.name)));
+    },
+  });
+  const app = createApp(Comp);
+  app.mount(el);
+  return { set: (servers) => (list.value = servers), unmount: () => app.unmount() };
 }
 
 export function mountApp(el, url) {
@@ -493,6 +508,37 @@ globalThis.fetch = function (input, ...rest) { if (/\\.wasm/.test(String(input?.
     report.push(`vue: 5 new options objects: ${(await count(a)).opened - c1.opened} opened`);
     await page.evaluate(() => window.opts.unmount());
     await until(a, (c) => c.open === a0.open + 1, "unmount closed it");
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+    await until(a, (c) => c.open === a0.open, "the page closed, its session closed");
+  });
+
+  test("vue: useHub follows a ref of servers by diff", { skip }, async (t) => {
+    const [a0, b0] = [await count(a), await count(bsrv)];
+    const page = await open(t, `${vite.url}/vue.html`);
+    await waitFor(page, "#root h2", "Tools v1 (ready, ready)");
+    const hubTools = (want) =>
+      page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll("#hub li")].map((li) => li.textContent).sort()) === JSON.stringify(want), want, { timeout: 15_000, polling: 50 });
+    const aTools = ANON_TOOLS.map((n) => `a__${n}`);
+    const bTools = [...ANON_TOOLS, B_TOOL].sort().map((n) => `b__${n}`);
+    await page.evaluate(async (ws) => {
+      const { mountHub } = await import("/src/vue/harness.js");
+      const el = document.body.appendChild(document.createElement("div"));
+      el.id = "hub";
+      window.hub = mountHub(el, { a: ws });
+    }, a.ws);
+    await hubTools(aTools);
+    await page.evaluate(({ a, b }) => window.hub.set({ a, b }), { a: a.ws, b: bsrv.ws });
+    await hubTools([...aTools, ...bTools].sort());
+    await page.evaluate((b) => window.hub.set({ b }), bsrv.ws);
+    await hubTools(bTools);
+    const ca = await until(a, (c) => c.open === a0.open + 1, "a removed: its session closed");
+    assert.equal(ca.opened - a0.opened, 2, "sessions opened on A: the App's and the hub's");
+    const cb = await until(bsrv, (c) => c.open === b0.open + 1, "the hub's session on B");
+    assert.equal(cb.opened - b0.opened, 1, "sessions opened on B");
+    await page.evaluate(() => window.hub.unmount());
+    await until(bsrv, (c) => c.open === b0.open, "unmount closed the hub's session on B");
+    report.push(`vue useHub: a (1 opened), add b (1), remove a (A open ${ca.open}), unmount (B open ${b0.open})`);
     assert.deepEqual(page.problems, []);
     await page.context().close();
     await until(a, (c) => c.open === a0.open, "the page closed, its session closed");

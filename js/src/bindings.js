@@ -117,3 +117,40 @@ export function serverEntry(servers, id) {
   if (!s) return null;
   return typeof s === "string" || s instanceof URL ? { url: s, options: undefined } : s;
 }
+
+/**
+ * syncHub brings hub's servers to want (Map id → key, serverKeys): removes
+ * the ids whose key differs or that are gone, adds the new ones (entry(id)
+ * gives their url and options), leaves the others alone. applied is what
+ * the hub has (Map id → key), updated here; applied.removals holds the
+ * removal in progress of an id, which a new server of that id waits for. A
+ * failed add goes to onError(id, error), else to logger.warn.
+ */
+export function syncHub(hub, applied, want, entry, { onError, logger } = {}) {
+  const removals = (applied.removals ??= new Map());
+  const fail = (id, error) => {
+    if (typeof onError === "function") onError(id, error);
+    else logger?.warn?.(`mcplive: useHub could not add ${id}: ${error?.message ?? error}`, { id, error });
+  };
+  for (const [id, k] of applied) {
+    if (want.get(id) === k) continue;
+    applied.delete(id);
+    const done = hub.remove(id).catch(() => {});
+    removals.set(id, done);
+    done.then(() => removals.get(id) === done && removals.delete(id));
+  }
+  for (const [id, k] of want) {
+    if (applied.get(id) === k) continue;
+    applied.set(id, k);
+    const { url, options } = entry(id);
+    const add = () => {
+      if (applied.get(id) !== k) return; // changed again meanwhile
+      hub.add(id, url, options).catch((error) => {
+        if (applied.get(id) === k && error?.name !== "AbortError") fail(id, error);
+      });
+    };
+    const removing = removals.get(id);
+    if (removing) removing.then(add);
+    else add();
+  }
+}

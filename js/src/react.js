@@ -8,7 +8,7 @@
 import * as React from "react";
 import { open } from "./connect.js";
 import { createHub } from "./hub.js";
-import { LOADING, NO_SERVERS, clientKey, latest, serverKeys, serverEntry } from "./bindings.js";
+import { LOADING, NO_SERVERS, clientKey, latest, serverKeys, serverEntry, syncHub } from "./bindings.js";
 
 const { useEffect, useRef, useState, useSyncExternalStore } = React;
 
@@ -169,6 +169,7 @@ export function useHub(servers, hubOptions) {
     return () => {
       cancel();
       if (made) {
+        applied.current?.clear(); // an add still in flight reports nothing now
         made.close();
         const mine = made;
         setHub((h) => (h === mine ? null : h));
@@ -182,40 +183,6 @@ export function useHub(servers, hubOptions) {
     syncHub(hub, applied.current, serverKeys(latestServers.current), (id) => serverEntry(latestServers.current, id), hubOpts.current);
   }, [hub, signature]);
   return hub;
-}
-
-/**
- * syncHub removes and adds the servers of hub whose keys differ from want
- * (applied: what the hub has; its removals: the removal in progress of an
- * id, which a new server of that id waits for).
- */
-function syncHub(hub, applied, want, entry, hubOptions) {
-  const removals = (applied.removals ??= new Map());
-  const fail = (id, error) => {
-    if (typeof hubOptions?.onError === "function") hubOptions.onError(id, error);
-    else hubOptions?.logger?.warn?.(`mcplive: useHub could not add ${id}: ${error?.message ?? error}`, { id, error });
-  };
-  for (const [id, k] of applied) {
-    if (want.get(id) === k) continue;
-    applied.delete(id);
-    const done = hub.remove(id).catch(() => {});
-    removals.set(id, done);
-    done.then(() => removals.get(id) === done && removals.delete(id));
-  }
-  for (const [id, k] of want) {
-    if (applied.get(id) === k) continue;
-    applied.set(id, k);
-    const { url, options } = entry(id);
-    const add = () => {
-      if (applied.get(id) !== k) return; // changed again meanwhile
-      hub.add(id, url, options).catch((error) => {
-        if (applied.get(id) === k && error?.name !== "AbortError") fail(id, error);
-      });
-    };
-    const removing = removals.get(id);
-    if (removing) removing.then(add);
-    else add();
-  }
 }
 
 /** useServers returns a hub's servers (each id's status and error): [] without a hub. */

@@ -8,7 +8,7 @@
 import { getCurrentInstance, onMounted, onScopeDispose, shallowRef, toValue, watch } from "vue";
 import { open } from "./connect.js";
 import { createHub } from "./hub.js";
-import { LOADING, NO_SERVERS, clientKey, latest, serverKeys, serverEntry } from "./bindings.js";
+import { LOADING, NO_SERVERS, clientKey, latest, serverKeys, serverEntry, syncHub } from "./bindings.js";
 
 /**
  * whenMounted runs fn on mount inside a component (never on the server), at
@@ -118,35 +118,10 @@ export function useStatus(client) {
 export function useHub(servers, hubOptions = {}) {
   const hub = shallowRef(null);
   let applied = null;
-  const removals = new Map();
   const sync = () => {
-    const h = hub.value;
-    if (!h) return;
+    if (!hub.value) return;
     const all = toValue(servers);
-    const want = serverKeys(all);
-    for (const [id, k] of applied) {
-      if (want.get(id) === k) continue;
-      applied.delete(id);
-      const done = h.remove(id).catch(() => {});
-      removals.set(id, done);
-      done.then(() => removals.get(id) === done && removals.delete(id));
-    }
-    for (const [id, k] of want) {
-      if (applied.get(id) === k) continue;
-      applied.set(id, k);
-      const { url, options } = serverEntry(all, id);
-      const add = () => {
-        if (applied?.get(id) !== k) return;
-        h.add(id, url, options).catch((error) => {
-          if (applied?.get(id) !== k || error?.name === "AbortError") return;
-          if (typeof hubOptions.onError === "function") hubOptions.onError(id, error);
-          else hubOptions.logger?.warn?.(`mcplive: useHub could not add ${id}: ${error?.message ?? error}`, { id, error });
-        });
-      };
-      const removing = removals.get(id);
-      if (removing) removing.then(add);
-      else add();
-    }
+    syncHub(hub.value, applied, serverKeys(all), (id) => serverEntry(all, id), hubOptions);
   };
   watch(() => [...serverKeys(toValue(servers))].map(([id, k]) => `${id}\u0000${k}`).sort().join("\u0001"), sync);
   whenMounted(() => {
@@ -156,6 +131,7 @@ export function useHub(servers, hubOptions = {}) {
     sync();
   });
   onScopeDispose(() => {
+    applied?.clear(); // an add still in flight reports nothing now
     hub.value?.close();
     hub.value = null;
     applied = null;
