@@ -3,6 +3,7 @@ package mcplive_test
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 // tested (CONTRIBUTING.md, "How the documentation's snippets are tested"):
 //
 //	<!-- snippet: e2e/snippets/NAME -->      that file, verbatim; e2e runs it
+//	<!-- snippet: e2e/apps/PATH -->          a file of an app e2e runs (bindings.test.mjs), verbatim
 //	<!-- snippet: FILE_test.go ExampleX -->  the body of that Go example
 //	<!-- typecheck: js/test/types/NAME.ts --> the end of that file, which tsc checks
 //	<!-- not-run: REASON -->                 not runnable, and why (3 words or more)
@@ -141,7 +143,7 @@ func (c *docChecks) checkBlock(b codeBlock, read func(string) (string, error)) s
 	// snippet
 	fields := strings.Fields(arg)
 	switch {
-	case len(fields) == 1 && strings.HasPrefix(fields[0], "e2e/snippets/"):
+	case len(fields) == 1 && (strings.HasPrefix(fields[0], "e2e/snippets/") || strings.HasPrefix(fields[0], "e2e/apps/")):
 		src, err := read(fields[0])
 		if err != nil {
 			return err.Error()
@@ -172,7 +174,7 @@ func (c *docChecks) checkBlock(b codeBlock, read func(string) (string, error)) s
 		}
 		return ""
 	}
-	return fmt.Sprintf("snippet names %q: want e2e/snippets/NAME or FILE_test.go ExampleName", arg)
+	return fmt.Sprintf("snippet names %q: want e2e/snippets/NAME, e2e/apps/PATH or FILE_test.go ExampleName", arg)
 }
 
 func readRepoFile(name string) (string, error) {
@@ -206,9 +208,15 @@ func TestReadmeCodeBlocks(t *testing.T) {
 	if total == 0 {
 		t.Fatal("no code blocks found")
 	}
-	// Every file of e2e/snippets is shown, so every snippet the tests run is one a user reads.
+	// Every file of e2e/snippets and e2e/apps is shown, so every snippet and app the tests run is one a user reads.
 	files, err := filepath.Glob("e2e/snippets/*")
 	assertNoErr(t, err, "glob e2e/snippets")
+	assertNoErr(t, filepath.WalkDir("e2e/apps", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	}), "walk e2e/apps")
 	for _, f := range files {
 		if f = filepath.ToSlash(f); !c.snippets[f] {
 			t.Errorf("%s is shown in none of README.md, CONTRIBUTING.md, docs/*.md", f)

@@ -310,7 +310,7 @@ func builtinTools() []*toolDef {
 			accessPublic, roleAdmin,
 			func(d *demo, _ *session) mcp.ToolHandlerFor[struct{}, connectionsOut] {
 				return func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, connectionsOut, error) {
-					return nil, connectionsOut{Connections: d.connections()}, nil
+					return nil, d.connectionsOut(), nil
 				}
 			}),
 	}

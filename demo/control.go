@@ -64,7 +64,7 @@ func (d *demo) controlHandler() http.Handler {
 		writeJSON(w, http.StatusOK, d.state())
 	})
 	mux.HandleFunc("GET /control/connections", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, connectionsOut{Connections: d.connections()})
+		writeJSON(w, http.StatusOK, d.connectionsOut())
 	})
 	mux.HandleFunc("GET /control/connections/{id}", func(w http.ResponseWriter, r *http.Request) {
 		for _, c := range d.connections() {

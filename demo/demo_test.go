@@ -439,6 +439,10 @@ func TestRoles(t *testing.T) {
 		if !slices.ContainsFunc(list.Connections, func(c connection) bool { return c.ID == id && c.Role == "viewer" }) {
 			t.Fatalf("GET /control/connections = %+v, want %s as a viewer", list, id)
 		}
+		// opened counts the connections ever opened: a and b at least.
+		if list.Opened < 2 {
+			t.Fatalf("GET /control/connections: opened = %d, want ≥ 2", list.Opened)
+		}
 
 		var conn connection
 		assertNoError(t, json.Unmarshal(e.controlOK("POST", "/control/connections/"+id+"/role", map[string]string{"role": "editor"}), &conn))

@@ -62,6 +62,9 @@ type connection struct {
 
 type connectionsOut struct {
 	Connections []connection `json:"connections"`
+	// Opened counts every connection opened since the server started, closed
+	// ones too: what a test of "one session, not two" reads.
+	Opened int `json:"opened"`
 }
 
 // newServer is the mcpws server factory: one server per WebSocket
@@ -331,6 +334,15 @@ func (s *session) view() connection {
 }
 
 // connections lists every connection, oldest first.
+// connectionsOut is what GET /control/connections answers.
+func (d *demo) connectionsOut() connectionsOut {
+	d.mu.Lock()
+	opened := d.nextID
+	d.mu.Unlock()
+	// Read after the count: a connection opened in between is in both.
+	return connectionsOut{Connections: d.connections(), Opened: opened}
+}
+
 func (d *demo) connections() []connection {
 	d.mu.Lock()
 	defer d.mu.Unlock()

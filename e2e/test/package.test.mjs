@@ -41,10 +41,10 @@ test("npm pack: the package's files, none executable (go build writes the wasm a
   chmodSync(join(dir, "mcplive.wasm"), 0o755);
   const files = await packed(dir);
   const paths = files.map((f) => f.path);
-  for (const want of ["LICENSE", "README.md", "package.json", "index.js", "index.d.ts", "oauth.d.ts", "oauth-node.d.ts", "mcplive.wasm", "wasm_exec.js", "src/loader.js", "src/oauth/index.js", "src/oauth/node.js"]) {
+  for (const want of ["LICENSE", "README.md", "package.json", "index.js", "index.d.ts", "oauth.d.ts", "oauth-node.d.ts", "react.d.ts", "vue.d.ts", "mcplive.wasm", "wasm_exec.js", "src/loader.js", "src/oauth/index.js", "src/oauth/node.js", "src/react.js", "src/vue.js", "src/bindings.js"]) {
     assert.ok(paths.includes(want), `${want} is not packed: ${paths.join(", ")}`);
   }
-  const stray = paths.filter((p) => !/^(LICENSE|README\.md|package\.json|index\.js|(index|oauth|oauth-node)\.d\.ts|mcplive\.wasm|wasm_exec\.js|src\/(oauth\/)?[\w-]+\.js)$/.test(p));
+  const stray = paths.filter((p) => !/^(LICENSE|README\.md|package\.json|index\.js|(index|oauth|oauth-node|react|vue)\.d\.ts|mcplive\.wasm|wasm_exec\.js|src\/(oauth\/)?[\w-]+\.js)$/.test(p));
   assert.deepEqual(stray, [], "packed files that are no part of the package");
   assert.deepEqual(
     files.filter((f) => f.mode !== 0o644).map((f) => `${f.path} ${f.mode.toString(8)}`),
@@ -87,4 +87,30 @@ test("npm publish --dry-run: no warnings about the package", async (t) => {
   const warnings = stderr.split("\n").filter((l) => /\bwarn\b/i.test(l) && !/requires you to be logged in/.test(l));
   assert.deepEqual(warnings, []);
   assert.match(stderr, /total files:/);
+});
+
+test("mcplive/react and mcplive/vue: subpath exports with their types, React and Vue optional peers, nothing of them in the main entry's module graph", () => {
+  const pkg = JSON.parse(readFileSync(join(JS, "package.json"), "utf8"));
+  assert.deepEqual(pkg.exports["./react"], { types: "./react.d.ts", default: "./src/react.js" });
+  assert.deepEqual(pkg.exports["./vue"], { types: "./vue.d.ts", default: "./src/vue.js" });
+  for (const peer of ["react", "vue"]) {
+    assert.ok(pkg.peerDependencies?.[peer], `${peer} is no peer dependency`);
+    assert.equal(pkg.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is not an optional peer`);
+    assert.equal(pkg.dependencies?.[peer], undefined, `${peer} is a dependency`);
+  }
+  // The main entry's static and dynamic imports, followed through the package's own files.
+  const seen = new Set();
+  const walk = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const src = readFileSync(file, "utf8");
+    for (const [, spec] of [...src.matchAll(/(?:^|[\s;])(?:import|export)\s[^"'`]*?from\s*["']([^"']+)["']|import\(\s*(?:\/\*[^*]*\*\/\s*)*["']([^"']+)["']\s*\)/gm)].map((m) => [m[0], m[1] ?? m[2]])) {
+      assert.ok(!/^(react|vue)(\/|$)/.test(spec), `${basename(file)} imports ${spec}`);
+      if (spec.startsWith(".")) walk(join(file, "..", spec));
+    }
+  };
+  walk(join(JS, "index.js"));
+  const names = [...seen].map((f) => f.slice(JS.length + 1));
+  assert.ok(names.includes("src/loader.js") && names.includes("src/hub.js"), `the walk missed the main entry's modules: ${names}`);
+  assert.deepEqual(names.filter((n) => /react|vue|bindings/.test(n)), [], "the main entry reaches the framework modules");
 });
