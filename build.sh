@@ -6,6 +6,8 @@
 #   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e,
 #                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
+#   ./build.sh bridge ARGS...  run mcplive-bridge (cmd/mcplive-bridge), e.g.
+#                       ./build.sh bridge -allow-origin http://localhost:5173 -- npx -y @modelcontextprotocol/server-everything
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
 #                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
@@ -113,6 +115,13 @@ wasm_size() {
 }
 
 cmd_build() { build_wasm; }
+
+# cmd_bridge runs mcplive-bridge from this checkout (docs/reach-any-server.md).
+cmd_bridge() {
+  need_go
+  go build -o "${TMPDIR:-/tmp}/mcplive-bridge-$$" ./cmd/mcplive-bridge || die "could not build cmd/mcplive-bridge"
+  exec "${TMPDIR:-/tmp}/mcplive-bridge-$$" "$@"
+}
 
 cmd_demo() {
   build_wasm
@@ -254,5 +263,6 @@ case "${1:-build}" in
   bench) cmd_bench ;;
   conformance) shift; cmd_conformance "$@" ;;
   docs) cmd_docs ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs)" ;;
+  bridge) shift; cmd_bridge "$@" ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs | bridge)" ;;
 esac
