@@ -37,10 +37,10 @@ type forwarder struct {
 type kind int
 
 const (
-	kindMCP             kind = iota
-	kindResourceMeta         // names authorization servers
-	kindAuthServerMeta       // names the token, registration, revocation endpoints
-	kindOAuthEndpoint        // token, registration, revocation, JWKS
+	kindMCP            kind = iota
+	kindResourceMeta        // names authorization servers
+	kindAuthServerMeta      // names the token, registration, revocation endpoints
+	kindOAuthEndpoint       // token, registration, revocation, JWKS
 )
 
 func newForwarder(upstream *url.URL, log *slog.Logger) *forwarder {
