@@ -63,12 +63,17 @@ const bin = path.join(cache, "mcplive-testserver");
 const testWasm = path.join(cache, "mcplive-test.wasm");
 mkdirSync(cache, { recursive: true });
 run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root });
+// mcplive-bridge and its go-sdk stdio test server (test/bridge*.test.js).
+const bridgeBin = path.join(cache, "mcplive-bridge");
+const stdioBin = path.join(cache, "mcplive-stdioserver");
+run("go", ["build", "-o", bridgeBin, "./cmd/mcplive-bridge"], { cwd: root });
+run("go", ["build", "-o", stdioBin, "./internal/cmd/mcplive-stdioserver"], { cwd: root });
 run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });
 
-const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm };
+const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm, MCPLIVE_BRIDGE: bridgeBin, MCPLIVE_STDIOSERVER: stdioBin };
 if (typeof globalThis.WebSocket !== "function") {
   // Node 20: the global WebSocket is behind a flag (Node 22 has it).
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --experimental-websocket --no-warnings=ExperimentalWarning`.trim();
