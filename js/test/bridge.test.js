@@ -4,8 +4,8 @@
 // the refusals reach the page as errors.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connect, viaBridge } from "../index.js";
-import { waitFor, nextEvent, keys } from "./helpers.js";
+import { connect, createHub, viaBridge } from "../index.js";
+import { startServer, waitFor, nextEvent, keys } from "./helpers.js";
 import { startBridge, EVERYTHING, GO_STDIO } from "./bridge-helpers.js";
 
 /** The two ways a page reaches a stdio server the bridge serves. */
@@ -33,14 +33,20 @@ describe("a third-party stdio server (@modelcontextprotocol/server-everything) t
 
         const uri = client.resources.get().items.find((r) => r.uri.startsWith("demo://resource/static/document/"))?.uri;
         assert.ok(uri, `${way.name}: a static document resource`);
+        // Each read of the subscribed resource resolves the next waiter.
         const reads = [];
-        const stop = client.subscribeResource(uri, (contents) => reads.push(contents));
+        let onRead = () => {};
+        const nextRead = () => new Promise((resolve) => (onRead = resolve));
+        let read = nextRead();
+        const stop = client.subscribeResource(uri, (contents) => (reads.push(contents), onRead()));
         try {
-          await waitFor({ get: () => reads.length, subscribe: (fn) => { const t = setInterval(() => fn(reads.length), 20); return () => clearInterval(t); } }, (n) => n >= 1, 20000, "the first read");
+          await read; // the first read, at subscribing
+          read = nextRead();
           const updated = nextEvent(client, "notification", (n) => n.method === "notifications/resources/updated" && n.params?.uri === uri, 20000);
           await client.callTool("toggle-subscriber-updates", {});
           await updated;
-          await waitFor({ get: () => reads.length, subscribe: (fn) => { const t = setInterval(() => fn(reads.length), 20); return () => clearInterval(t); } }, (n) => n >= 2, 20000, "the re-read after the update");
+          await read; // read again after the update
+          assert.ok(reads.length >= 2 && reads.at(-1)[0].uri === uri, way.name);
         } finally {
           stop();
         }
@@ -113,5 +119,56 @@ describe("a go-sdk stdio server through mcplive-bridge", () => {
     const res = await viaBridge(bridge.origin)(bridge.http, { method: "POST", body: "{}" });
     assert.equal(res.status, 401);
     assert.match(await res.text(), /X-Bridge-Token.*-insecure-no-token/);
+  });
+});
+
+describe("a remote server reached through mcplive-bridge -upstream (its URL stays the client's)", () => {
+  let server, bridge;
+  before(async () => {
+    server = await startServer();
+    bridge = await startBridge(["-upstream", server.mcp]);
+  });
+  after(async () => {
+    await bridge?.stop();
+    server?.stop();
+  });
+
+  test("connect and hub.add with the fetch option: lists, a call, a list change through the forwarded event stream", async () => {
+    const fetch = viaBridge(bridge.origin, { token: bridge.token });
+    const forwarded = [];
+    const counting = (input, init) => (forwarded.push(String(input)), fetch(input, init));
+    // 2025-11-25: the session's GET stream; 2026-07-28: the listen stream.
+    for (const protocolVersion of ["2025-11-25", "2026-07-28"]) {
+      const client = await connect(server.mcp, { fetch: counting, protocolVersion });
+      try {
+        assert.ok(forwarded.length > 0 && forwarded.every((u) => u === server.mcp), "every request names the server's URL");
+        assert.ok(keys(client.tools.get()).includes("echo"));
+        const res = await client.callTool("echo", { text: "forwarded" });
+        assert.match(res.content[0].text, /forwarded/);
+        const added = nextEvent(client, "change", (e) => e.kind === "tools" && e.added.some((t) => t.name === "via_bridge_" + protocolVersion));
+        await server.control("add-tool", { name: "via_bridge_" + protocolVersion });
+        await added;
+      } finally {
+        await client.close();
+      }
+    }
+    const hub = createHub();
+    try {
+      const c = await hub.add("remote", server.mcp, { fetch });
+      assert.ok(keys(c.tools.get()).includes("via_bridge_2025-11-25"));
+    } finally {
+      await hub.close();
+    }
+  });
+
+  test("another server through the same bridge is refused, naming -upstream", async () => {
+    const other = "http://127.0.0.1:1/mcp";
+    await assert.rejects(
+      connect(other, { fetch: viaBridge(bridge.origin, { token: bridge.token }), reconnect: false, dialTimeoutMs: 5000 }),
+      (err) => /403/.test(err.message),
+    );
+    const res = await viaBridge(bridge.origin, { token: bridge.token })(other, { method: "POST", body: "{}" });
+    assert.equal(res.status, 403);
+    assert.match(await res.text(), /-upstream http:\/\/127\.0\.0\.1:1\/mcp/);
   });
 });
