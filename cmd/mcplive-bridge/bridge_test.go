@@ -244,13 +244,10 @@ func TestStdioServer(t *testing.T) {
 			if err != nil || res.Content[0].Text != "done" {
 				t.Fatalf("slow: %v %v", res, err)
 			}
-			// Over Streamable HTTP the child's progress travels on the
-			// session's GET stream (docs/reach-any-server.md: the
-			// pass-through has no request context to route it to the
-			// call's own stream), so it may arrive after the result,
-			// when the call no longer listens: only the WebSocket's
-			// order is asserted.
-			if tr != "http" && len(progress) != 2 {
+			// Over Streamable HTTP too: the bridge sends a progress
+			// notification on the stream of the call that gave its
+			// token, before the result.
+			if len(progress) != 2 {
 				t.Fatalf("progress: %v", progress)
 			}
 			select {

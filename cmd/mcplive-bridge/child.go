@@ -76,18 +76,13 @@ func (c *child) childError(readErr, exitErr error) error {
 	return errors.New(msg)
 }
 
-// pageConn is the page's side of a session: an MCP connection (a WebSocket
-// or a Streamable HTTP session) and how to end it with an error.
-type pageConn interface {
-	mcp.Connection
-}
-
-// pump carries every message between the page and its child, unchanged, in
-// both directions, until one side ends. It answers the page's requests that
+// pump carries every message between the page (a WebSocket, or a
+// Streamable HTTP session's relay) and its child, unchanged, in both
+// directions, until one side ends. It answers the page's requests that
 // were still waiting when the child ended with a JSON-RPC error naming the
 // cause, closes both sides and returns that cause (nil when the page
 // ended the session).
-func pump(ctx context.Context, page pageConn, c *child, log *slog.Logger) error {
+func pump(ctx context.Context, page mcp.Connection, c *child, log *slog.Logger) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/subtle"
 	"errors"
 	"io"
@@ -148,5 +147,3 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	return body, nil
 }
-
-func newBody(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }

@@ -12,7 +12,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/mcplive/mcplive/internal/httpcheck"
 	"github.com/mcplive/mcplive/mcpws"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stdioHandler serves one stdio server at one path, over WebSocket (an
@@ -71,7 +70,7 @@ func (h *stdioHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.enter()
 		defer s.leave()
-		s.transport.ServeHTTP(w, r)
+		s.relay.serveGET(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
@@ -140,14 +139,12 @@ func closeReason(s string) string {
 	return s + "…"
 }
 
-// httpSession is one Streamable HTTP session: go-sdk's server transport
-// (sessions, SSE streams, the GET stream) on the page's side, a child on
-// the other.
+// httpSession is one Streamable HTTP session: a relay (relay.go) on the
+// page's side, a child on the other.
 type httpSession struct {
-	id        string
-	h         *stdioHandler
-	transport *mcp.StreamableServerTransport
-	conn      mcp.Connection
+	id    string
+	h     *stdioHandler
+	relay *relay
 
 	mu     sync.Mutex
 	active int
@@ -180,7 +177,7 @@ func (s *httpSession) close() {
 		s.h.mu.Lock()
 		delete(s.h.sessions, s.id)
 		s.h.mu.Unlock()
-		s.conn.Close()
+		s.relay.Close()
 	})
 }
 
@@ -203,9 +200,8 @@ func (h *stdioHandler) lookup(w http.ResponseWriter, r *http.Request) *httpSessi
 }
 
 // legacyVersions are the revisions the bridge serves over Streamable HTTP:
-// go-sdk's server transport keeps a session per page (and so a process per
-// session) only in those; 2026-07-28 has no sessions over HTTP. Over
-// WebSocket every revision passes through.
+// they have sessions (a process per session); 2026-07-28 has none over
+// HTTP. Over WebSocket every revision passes through.
 var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
@@ -214,9 +210,13 @@ func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		if s == nil {
 			return
 		}
+		body, err := readBody(w, r)
+		if err != nil {
+			return
+		}
 		s.enter()
 		defer s.leave()
-		s.transport.ServeHTTP(w, r)
+		s.relay.servePOST(w, r, body)
 		return
 	}
 	// A new session starts with initialize. Anything else without a
@@ -260,8 +260,7 @@ func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := &httpSession{id: rand.Text(), h: h}
-	s.transport = &mcp.StreamableServerTransport{SessionID: s.id}
-	s.conn, _ = s.transport.Connect(context.Background())
+	s.relay = newRelay(s.id, log)
 	s.timer = time.AfterFunc(h.idle, s.close)
 	h.mu.Lock()
 	h.sessions[s.id] = s
@@ -270,16 +269,15 @@ func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 	log.Info("session started")
 	go func() {
 		defer h.wg.Done()
-		pump(context.Background(), s.conn, c, log)
+		pump(context.Background(), s.relay, c, log)
 		s.mu.Lock()
 		s.timer.Stop()
 		s.mu.Unlock()
 		s.close()
 	}()
-	r.Body = newBody(body)
 	s.enter()
 	defer s.leave()
-	s.transport.ServeHTTP(w, r)
+	s.relay.servePOST(w, r, body)
 }
 
 // Shutdown ends every session (and so every child) and waits for them.
