@@ -29,7 +29,7 @@ import (
 // detector, never a speed budget.
 const waitLimit = 60 * time.Second
 
-var bridgeBin, serverBin string
+var bridgeBin, serverBin, demoBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcplive-bridge-test")
@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 	}
 	bridgeBin = filepath.Join(dir, "mcplive-bridge")
 	serverBin = filepath.Join(dir, "mcplive-stdioserver")
-	for bin, pkg := range map[string]string{bridgeBin: ".", serverBin: "../../internal/cmd/mcplive-stdioserver"} {
+	demoBin = filepath.Join(dir, "demo")
+	for bin, pkg := range map[string]string{bridgeBin: ".", serverBin: "../../internal/cmd/mcplive-stdioserver", demoBin: "../../demo"} {
 		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 		if err != nil {
 			os.RemoveAll(dir)
@@ -562,5 +563,28 @@ func TestUpstream(t *testing.T) {
 	defer mu.Unlock()
 	if deletes != 1 {
 		t.Errorf("DELETE reached the upstream %d times, want 1", deletes)
+	}
+}
+
+// TestDemoOverStdio: the demo server in stdio mode (demo -stdio) behind the
+// bridge: logging in adds tools, and the client's live list follows.
+func TestDemoOverStdio(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, "--", demoBin, "-stdio")
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			c := b.connect(t, tr, nil)
+			if names := toolNames(c); !slices.Contains(names, "login") || slices.Contains(names, "search") {
+				t.Fatalf("anonymous tools: %v", names)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			res, err := c.CallTool(ctx, "login", map[string]any{"user": "alice", "password": "wonderland"}, nil)
+			if err != nil || res.IsError {
+				t.Fatalf("login: %v %v", res, err)
+			}
+			waitTools(t, c, "got alice's", func(n []string) bool { return slices.Contains(n, "search") && slices.Contains(n, "logout") })
+		})
 	}
 }
