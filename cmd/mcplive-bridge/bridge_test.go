@@ -474,6 +474,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"-addr", "0.0.0.0:0", "--", "true"}, "loopback"},
 		{[]string{"-addr", "127.0.0.1:0"}, "nothing to serve"},
 		{[]string{"-token", "x", "-insecure-no-token", "--", "true"}, "contradict"},
+		{[]string{"-upstream", "ftp://x/mcp"}, "not an http(s) URL"},
 	} {
 		out, err := exec.Command(bridgeBin, tc.args...).CombinedOutput()
 		var ee *exec.ExitError
@@ -586,5 +587,86 @@ func TestDemoOverStdio(t *testing.T) {
 			}
 			waitTools(t, c, "got alice's", func(n []string) bool { return slices.Contains(n, "search") && slices.Contains(n, "logout") })
 		})
+	}
+}
+
+// TestInsecureNoToken: with -insecure-no-token a request without the token
+// is served; the Origin and Host checks still hold.
+func TestInsecureNoToken(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, "-insecure-no-token", "--", serverBin)
+	if b.Token != "" {
+		t.Fatalf("token %q printed with -insecure-no-token", b.Token)
+	}
+	c := b.connect(t, "http", nil)
+	if got := callText(t, c, "echo", map[string]any{"text": "open"}); got != "open" {
+		t.Fatalf("echo: %q", got)
+	}
+	req, _ := http.NewRequest("POST", b.HTTP, strings.NewReader("{}"))
+	req.Header.Set("Origin", "https://evil.test")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("a foreign origin without a token check: %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestConfigFile: several servers from a config file, each at
+// /servers/<name>/mcp; one whose command does not exist answers 502 with
+// the reason, and the others are unaffected.
+func TestConfigFile(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "servers.json")
+	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"go":      map[string]any{"command": serverBin},
+		"demo":    map[string]any{"command": demoBin, "args": []string{"-stdio"}},
+		"missing": map[string]any{"command": filepath.Join(t.TempDir(), "no-such-command")},
+	}})
+	if err := os.WriteFile(cfg, doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bridgeBin, "-json", "-addr", "127.0.0.1:0", "-config", cfg)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var facts struct {
+		Token   string
+		Servers map[string]struct{ HTTP, WS string }
+	}
+	if err := json.Unmarshal([]byte(line), &facts); err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	for name, want := range map[string]string{"go": "add_tool", "demo": "login"} {
+		s := facts.Servers[name]
+		if !strings.HasSuffix(s.HTTP, "/servers/"+name+"/mcp") {
+			t.Fatalf("%s at %q", name, s.HTTP)
+		}
+		b := &bridge{HTTP: s.HTTP, WS: s.WS, Token: facts.Token}
+		c := b.connect(t, "ws", nil)
+		if !slices.Contains(toolNames(c), want) {
+			t.Errorf("%s: tools %v", name, toolNames(c))
+		}
+	}
+	req, _ := http.NewRequest("POST", facts.Servers["missing"].HTTP, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("X-Bridge-Token", facts.Token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 502 || !strings.Contains(string(body), "could not start") {
+		t.Fatalf("a missing command: %d %q", resp.StatusCode, body)
 	}
 }

@@ -184,8 +184,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	base := "127.0.0.1:" + port
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	base := net.JoinHostPort(host, port) // 127.0.0.1:port, or [::1]:port
 
 	mux := http.NewServeMux()
 	var handlers []*stdioHandler
