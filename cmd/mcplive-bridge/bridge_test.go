@@ -670,3 +670,61 @@ func TestConfigFile(t *testing.T) {
 		t.Fatalf("a missing command: %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestProgressOnTheCallsStream: over Streamable HTTP, a call's progress
+// notifications travel on the call's own event stream, before its result
+// (not on the GET stream), as raw HTTP shows.
+func TestProgressOnTheCallsStream(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, "--", serverBin)
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", b.HTTP, strings.NewReader(body))
+		req.Header.Set("X-Bridge-Token", b.Token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	events := func(resp *http.Response) []string {
+		t.Helper()
+		defer resp.Body.Close()
+		var data []string
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				data = append(data, d)
+			}
+		}
+		return data
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if got := events(resp); session == "" || len(got) != 1 || !strings.Contains(got[0], `"protocolVersion"`) {
+		t.Fatalf("initialize: session %q, events %v", session, got)
+	}
+	if resp := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != 202 {
+		t.Fatalf("initialized: %d", resp.StatusCode)
+	}
+	got := events(post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p1"}}}`))
+	if len(got) != 3 || !strings.Contains(got[0], `"progress":1`) || !strings.Contains(got[1], `"progress":2`) || !strings.Contains(got[2], `"id":2`) {
+		t.Fatalf("the call's stream: %v", got)
+	}
+	// A batch is refused; a request without a session that is not
+	// initialize gets UnsupportedProtocolVersion naming 2025-11-25.
+	if resp := post(session, `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`); resp.StatusCode != 400 {
+		t.Fatalf("batch: %d", resp.StatusCode)
+	}
+	resp = post("", `{"jsonrpc":"2.0","id":4,"method":"server/discover"}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "-32022") || !strings.Contains(string(body), "2025-11-25") {
+		t.Fatalf("discover without a session: %d %s", resp.StatusCode, body)
+	}
+}

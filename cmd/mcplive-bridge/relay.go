@@ -103,7 +103,7 @@ func (r *relay) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	case *jsonrpc.Request:
 		if m.Method == "notifications/progress" {
-			if id, ok := r.progress[progressToken(m.Params)]; ok {
+			if id, ok := r.progress[notifiedToken(m.Params)]; ok {
 				s = r.streams[id]
 			}
 		}
@@ -173,6 +173,18 @@ func progressToken(params json.RawMessage) string {
 		return ""
 	}
 	return string(p.Meta.ProgressToken)
+}
+
+// notifiedToken returns a progress notification's params.progressToken as
+// JSON text ("" when it has none).
+func notifiedToken(params json.RawMessage) string {
+	var p struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return string(p.ProgressToken)
 }
 
 // servePOST takes one message of the page: a request gets an event stream
