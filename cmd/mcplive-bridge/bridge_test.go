@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/leakcheck"
 )
 
 // waitLimit bounds the wait for one event that must happen: a hang
@@ -47,6 +48,15 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	if code == 0 {
+		// The clients, the test servers and the idle connections of
+		// http.DefaultClient are gone; nothing of them may be left.
+		http.DefaultClient.CloseIdleConnections()
+		if err := leakcheck.Find(); err != nil {
+			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -711,6 +721,8 @@ func TestProgressOnTheCallsStream(t *testing.T) {
 	}
 	if resp := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != 202 {
 		t.Fatalf("initialized: %d", resp.StatusCode)
+	} else {
+		resp.Body.Close()
 	}
 	got := events(post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p1"}}}`))
 	if len(got) != 3 || !strings.Contains(got[0], `"progress":1`) || !strings.Contains(got[1], `"progress":2`) || !strings.Contains(got[2], `"id":2`) {
@@ -720,6 +732,8 @@ func TestProgressOnTheCallsStream(t *testing.T) {
 	// initialize gets UnsupportedProtocolVersion naming 2025-11-25.
 	if resp := post(session, `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`); resp.StatusCode != 400 {
 		t.Fatalf("batch: %d", resp.StatusCode)
+	} else {
+		resp.Body.Close()
 	}
 	resp = post("", `{"jsonrpc":"2.0","id":4,"method":"server/discover"}`)
 	body, _ := io.ReadAll(resp.Body)
