@@ -742,3 +742,38 @@ func TestProgressOnTheCallsStream(t *testing.T) {
 		t.Fatalf("discover without a session: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestFlood: a server that floods its page with messages slows that
+// session only: another session's call goes through meanwhile, and the
+// flooded one gets its answer.
+func TestFlood(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, "--", serverBin)
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
+			var logs sync.WaitGroup
+			logs.Add(1)
+			var once sync.Once
+			flooded := b.connect(t, tr, &mcplive.Options{OnLog: func(mcplive.LogMessage) { once.Do(logs.Done) }})
+			other := b.connect(t, tr, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			if err := flooded.SetLoggingLevel(ctx, "debug"); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := flooded.CallTool(ctx, "flood", map[string]any{"count": 5000}, nil)
+				done <- err
+			}()
+			logs.Wait() // the flood has begun
+			if got := callText(t, other, "echo", map[string]any{"text": "unbothered"}); got != "unbothered" {
+				t.Fatalf("the other session: %q", got)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("the flooded session's call: %v", err)
+			}
+		})
+	}
+}

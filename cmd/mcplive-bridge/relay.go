@@ -38,6 +38,7 @@ type relay struct {
 	progress map[string]jsonrpc.ID       // a progressToken (its JSON) → its request's id
 	get      *eventStream                // the GET stream, when one is open
 	backlog  [][]byte                    // for the GET stream while none is open
+	dropped  int                         // messages the full backlog lost
 }
 
 // maxBacklog bounds what waits for a GET stream: a child that floods while
@@ -130,7 +131,9 @@ func (r *relay) toGET(ctx context.Context, data []byte) error {
 	if s == nil {
 		if len(r.backlog) >= maxBacklog {
 			r.backlog = r.backlog[1:]
-			r.log.Warn("a message for the page was dropped: it does not listen (no GET stream) and the backlog is full")
+			if r.dropped++; r.dropped == 1 || r.dropped%1000 == 0 {
+				r.log.Warn("messages for the page dropped: it has no GET stream open and the backlog is full", "dropped", r.dropped, "backlog", maxBacklog)
+			}
 		}
 		r.backlog = append(r.backlog, data)
 		r.mu.Unlock()
