@@ -89,6 +89,7 @@ func pump(ctx context.Context, page mcp.Connection, c *child, log *slog.Logger) 
 	pending := map[jsonrpc.ID]bool{}
 
 	pageDone := make(chan error, 1)
+	stdinBroken := make(chan error, 1) // the child's stdin refused a message: it is ending
 	go func() {
 		for {
 			msg, err := page.Read(ctx)
@@ -102,7 +103,7 @@ func pump(ctx context.Context, page mcp.Connection, c *child, log *slog.Logger) 
 				mu.Unlock()
 			}
 			if err := c.conn.Write(ctx, msg); err != nil {
-				pageDone <- err
+				stdinBroken <- err
 				return
 			}
 		}
@@ -131,6 +132,7 @@ func pump(ctx context.Context, page mcp.Connection, c *child, log *slog.Logger) 
 		}
 	}()
 
+	var readErr error
 	select {
 	case err := <-pageDone:
 		log.Info("session ended by the page", "reason", err)
@@ -140,25 +142,32 @@ func pump(ctx context.Context, page mcp.Connection, c *child, log *slog.Logger) 
 			log.Info("server process stopped", "pid", c.pid, "exit", exitErr)
 		}
 		return nil
-	case readErr := <-childDone:
-		exitErr := c.conn.Close() // waits for the exit: no zombie
-		cause := c.childError(readErr, exitErr)
-		log.Warn("server process ended its session", "pid", c.pid, "error", cause)
-		mu.Lock()
-		ids := make([]jsonrpc.ID, 0, len(pending))
-		for id := range pending {
-			ids = append(ids, id)
+	case readErr = <-childDone:
+	case <-stdinBroken:
+		// Its standard output says how it ended, if it does so soon.
+		select {
+		case readErr = <-childDone:
+		case <-time.After(2 * time.Second):
+			readErr = io.EOF
 		}
-		clear(pending)
-		mu.Unlock()
-		for _, id := range ids {
-			resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32000, Message: cause.Error()}}
-			if err := page.Write(context.WithoutCancel(ctx), resp); err != nil {
-				log.Debug("mcplive-bridge: could not answer a pending request", "error", err)
-			}
-		}
-		return cause
 	}
+	exitErr := c.conn.Close() // waits for the exit: no zombie
+	cause := c.childError(readErr, exitErr)
+	log.Warn("server process ended its session", "pid", c.pid, "error", cause)
+	mu.Lock()
+	ids := make([]jsonrpc.ID, 0, len(pending))
+	for id := range pending {
+		ids = append(ids, id)
+	}
+	clear(pending)
+	mu.Unlock()
+	for _, id := range ids {
+		resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32000, Message: cause.Error()}}
+		if err := page.Write(context.WithoutCancel(ctx), resp); err != nil {
+			log.Debug("mcplive-bridge: could not answer a pending request", "error", err)
+		}
+	}
+	return cause
 }
 
 // tailWriter keeps the last lines a child wrote on stderr, for the error
