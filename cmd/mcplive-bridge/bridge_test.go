@@ -41,7 +41,11 @@ func TestMain(m *testing.M) {
 	serverBin = filepath.Join(dir, "mcplive-stdioserver")
 	demoBin = filepath.Join(dir, "demo")
 	for bin, pkg := range map[string]string{bridgeBin: ".", serverBin: "../../internal/cmd/mcplive-stdioserver", demoBin: "../../demo"} {
-		out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+		// Built as js/test/run.js and ./build.sh npm-packages build them,
+		// so that those find the packages compiled (CI time).
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			os.RemoveAll(dir)
 			panic("go build " + pkg + ": " + err.Error() + "\n" + string(out))

@@ -66,10 +66,10 @@ run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root
 // mcplive-bridge and its go-sdk stdio test server (test/bridge*.test.js).
 const bridgeBin = path.join(cache, "mcplive-bridge");
 const stdioBin = path.join(cache, "mcplive-stdioserver");
-// Built as ../build.sh npm-packages builds it (e2e/test/bridge-npm.test.mjs), so
-// that one finds the packages compiled.
+// Built as ../build.sh npm-packages builds it (e2e/test/bridge-npm.test.mjs) and
+// as cmd/mcplive-bridge's tests do, so that each finds the packages compiled.
 run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bridgeBin, "./cmd/mcplive-bridge"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
-run("go", ["build", "-o", stdioBin, "./internal/cmd/mcplive-stdioserver"], { cwd: root });
+run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", stdioBin, "./internal/cmd/mcplive-stdioserver"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
 run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
