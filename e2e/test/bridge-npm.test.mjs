@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,8 +18,16 @@ import { ROOT } from "../lib/demo-server.mjs";
 const run = promisify(execFile);
 const PLATFORM = `${process.platform}-${process.arch}`;
 const EVERYTHING = join(ROOT, "js", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-// PATH without Go: each folder that holds a go binary is left out.
-const PATH = process.env.PATH.split(delimiter).filter((d) => d && !existsSync(join(d, "go"))).join(delimiter);
+// PATH without Go: each folder that holds a go binary is left out, and
+// node, npm and npx are reached through links in a folder of their own
+// (in case one of those folders held them too).
+const DIRS = process.env.PATH.split(delimiter).filter(Boolean);
+const TOOLS = mkdtempSync(join(tmpdir(), "mcplive-npm-tools-"));
+for (const tool of ["node", "npm", "npx"]) {
+  const dir = DIRS.find((d) => existsSync(join(d, tool)));
+  if (dir) symlinkSync(realpathSync(join(dir, tool)), join(TOOLS, tool));
+}
+const PATH = [TOOLS, ...DIRS.filter((d) => !existsSync(join(d, "go")))].join(delimiter);
 const env = { ...process.env, PATH, GOROOT: "", npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
 
 let out, app, bare;
@@ -28,7 +36,7 @@ before(async () => {
   await run("bash", [join(ROOT, "build.sh"), "npm-packages", out], { env: { ...process.env, BRIDGE_PLATFORMS: PLATFORM }, timeout: 600_000 });
 });
 after(() => {
-  for (const d of [out, app, bare]) if (d) rmSync(d, { recursive: true, force: true });
+  for (const d of [out, app, bare, TOOLS]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 function tarball(prefix) {
