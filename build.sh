@@ -6,6 +6,12 @@
 #   ./build.sh test     every test: Go (-race), fuzz smoke, wasm build, JS package, browser e2e,
 #                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
+#   ./build.sh bridge ARGS...  run mcplive-bridge (cmd/mcplive-bridge), e.g.
+#                       ./build.sh bridge -allow-origin http://localhost:5173 -- npx -y @modelcontextprotocol/server-everything
+#   ./build.sh npm-packages [OUT]  the npm tarballs into OUT (default dist/npm): mcplive, with
+#                       mcplive-bridge cross-compiled for linux and macOS (x64, arm64) and Windows
+#                       x64 in companion packages @mcplive/bridge-<os>-<cpu> (BRIDGE_PLATFORMS
+#                       narrows the list, e.g. BRIDGE_PLATFORMS=linux-x64)
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
 #                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
@@ -113,6 +119,37 @@ wasm_size() {
 }
 
 cmd_build() { build_wasm; }
+
+# cmd_npm_packages packs the npm package and mcplive-bridge's companion
+# packages (js/scripts/bridge-packages.mjs), from the wasm built by ./build.sh.
+cmd_npm_packages() {
+  need_go
+  need_node
+  [ -f js/mcplive.wasm ] || build_wasm
+  local out=${1:-dist/npm} bins; bins=$(mktemp -d)
+  local p goos goarch exe
+  for p in ${BRIDGE_PLATFORMS:-linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64}; do
+    case $p in
+      linux-x64) goos=linux goarch=amd64 ;; linux-arm64) goos=linux goarch=arm64 ;;
+      darwin-x64) goos=darwin goarch=amd64 ;; darwin-arm64) goos=darwin goarch=arm64 ;;
+      win32-x64) goos=windows goarch=amd64 ;;
+      *) rm -rf "$bins"; die "unknown platform $p in BRIDGE_PLATFORMS (use linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64)" ;;
+    esac
+    exe=mcplive-bridge; [ "$goos" = windows ] && exe=mcplive-bridge.exe
+    say "mcplive-bridge for $p"
+    CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags="-s -w" -o "$bins/$p/$exe" ./cmd/mcplive-bridge || { rm -rf "$bins"; die "cross-compiling mcplive-bridge for $p failed"; }
+  done
+  say "npm packages into $out"
+  node js/scripts/bridge-packages.mjs "$out" "$bins" || { rm -rf "$bins"; die "packing failed (js/scripts/bridge-packages.mjs)"; }
+  rm -rf "$bins"
+}
+
+# cmd_bridge runs mcplive-bridge from this checkout (docs/reach-any-server.md).
+cmd_bridge() {
+  need_go
+  go build -o "${TMPDIR:-/tmp}/mcplive-bridge-$$" ./cmd/mcplive-bridge || die "could not build cmd/mcplive-bridge"
+  exec "${TMPDIR:-/tmp}/mcplive-bridge-$$" "$@"
+}
 
 cmd_demo() {
   build_wasm
@@ -254,5 +291,7 @@ case "${1:-build}" in
   bench) cmd_bench ;;
   conformance) shift; cmd_conformance "$@" ;;
   docs) cmd_docs ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs)" ;;
+  bridge) shift; cmd_bridge "$@" ;;
+  npm-packages) shift; cmd_npm_packages "$@" ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs | bridge | npm-packages)" ;;
 esac

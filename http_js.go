@@ -19,6 +19,7 @@ import (
 	"sync"
 	"syscall/js"
 
+	"github.com/mcplive/mcplive/internal/jsfetch"
 	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
@@ -55,9 +56,6 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 // fetchOnce sends req to url with fetch's redirect mode.
 func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 	fetch := js.Global().Get("fetch")
-	if fetch.Type() != js.TypeFunction {
-		return nil, errors.New("this JavaScript environment has no fetch")
-	}
 	body := req.Body
 	ctx := req.ctx
 	if err := ctx.Err(); err != nil {
@@ -77,10 +75,19 @@ func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 		case "js.fetch:mode":
 			opt.Set("mode", vs[0])
 			continue
+		case jsfetch.Header:
+			// The app's fetch for this server (the fetch option).
+			if fn, ok := jsfetch.Get(vs[0]); ok {
+				fetch = fn
+			}
+			continue
 		}
 		for _, v := range vs {
 			headers.Call("append", k, v)
 		}
+	}
+	if fetch.Type() != js.TypeFunction {
+		return nil, errors.New("this JavaScript environment has no fetch")
 	}
 	opt.Set("headers", headers)
 	if len(body) > 0 {

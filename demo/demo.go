@@ -33,6 +33,7 @@ type config struct {
 	AllowOrigins []string      // extra Origin patterns for /mcp
 	PageSize     int           // items per list page; 0 = 5
 	Churn        time.Duration // toggle resources on a timer; 0 = off
+	Stdio        bool          // serve one connection over stdin/stdout (main only)
 	// IdleTimeout forgets a 2026-07-28 Streamable HTTP connection this long
 	// after its last request ended; 0 = 1 minute.
 	IdleTimeout time.Duration

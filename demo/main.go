@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -75,6 +77,7 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 	fs.StringVar(&cfg.AuthIssuer, "auth-issuer", "", "authorization server `URL` (authserver/server.mjs): serve /protected/mcp, whose tokens it issues (./build.sh demo starts one)")
 	fs.StringVar(&cfg.AuthSecret, "auth-secret", "", "the secret the protected endpoint introspects tokens with (default: $MCPLIVE_AUTH_SECRET)")
 	fs.DurationVar(&cfg.Churn, "churn", 0, "flip a resource or template online/offline at this `interval` (e.g. 3s; 0 = off)")
+	fs.BoolVar(&cfg.Stdio, "stdio", false, "serve one connection over standard input and output (a stdio MCP server, e.g. behind mcplive-bridge) instead of listening; the log goes to standard error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: demo [flags]\n\nThe mcplive demo MCP server (see demo/README.md).\n\n")
 		fs.PrintDefaults()
@@ -105,6 +108,9 @@ func parseFlags(args []string, getenv func(string) string, out io.Writer) (confi
 // run serves the demo until ctx ends, then shuts down: every WebSocket is
 // closed with 1000 "server shutting down".
 func run(ctx context.Context, cfg config) error {
+	if cfg.Stdio {
+		return runStdio(ctx, cfg)
+	}
 	tokenSource := "flag or MCPLIVE_ADMIN_TOKEN"
 	if cfg.AdminToken == "" {
 		tokenSource = "generated"
@@ -178,4 +184,20 @@ func pageBase(addr net.Addr) string {
 // address bar, so the control API's situations are one click away.
 func pageURL(addr net.Addr, token string) string {
 	return pageBase(addr) + "/?" + url.Values{"admin": {token}}.Encode()
+}
+
+// runStdio serves one connection of the demo over standard input and
+// output until the client closes it (or ctx ends): the demo as a stdio MCP
+// server. Its lists change as over the network: login (alice/wonderland)
+// adds tools, -churn flips resources and templates.
+func runStdio(ctx context.Context, cfg config) error {
+	d, err := newDemo(cfg)
+	if err != nil {
+		return err
+	}
+	defer d.shutdown(context.Background())
+	s := d.openSession(&http.Request{Header: http.Header{}, RemoteAddr: "stdio"}, "", transportStdio, "")
+	defer d.closeSession(s, "")
+	d.log.Info("demo serving over stdio", "page_size", d.cfg.PageSize, "churn", cfg.Churn)
+	return s.server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -89,6 +89,7 @@ func (d *demo) newServer(r *http.Request) *mcp.Server {
 const (
 	transportWebSocket = "websocket"
 	transportHTTP      = "http"
+	transportStdio     = "stdio"
 )
 
 // openSession registers a new connection with its own go-sdk server. sid,

@@ -514,6 +514,18 @@ export interface ConnectOptions {
    */
   token?: (request: TokenRequest) => string | null | undefined | Promise<string | null | undefined>;
   /**
+   * Sends every Streamable HTTP request for this server instead of the
+   * global `fetch` (the convention of the TypeScript SDK's transports and
+   * oauth4webapi's `customFetch`): MCP requests and their event streams.
+   * The server's URL stays its identity (the OAuth `resource`, the cache
+   * keys, the remembered revision); the function decides where the bytes
+   * go: `viaBridge()` (mcplive-bridge) or a same-origin dev proxy. With
+   * `auth`, give the same function to `oauth({ fetch })` for the OAuth
+   * requests. `http://` and `https://` only: with a `ws://` URL this is a
+   * `TypeError`.
+   */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /**
    * MCP authorization (OAuth 2.1) for this server: what `oauth()` of
    * `mcplive/oauth` returns (one per server). It supplies the token (so not
    * with `token`), runs discovery, registration, PKCE, refresh and step-up,
@@ -943,6 +955,31 @@ export interface Hub {
 
 /** Creates a hub: many servers, one live catalog, ready to hand to a model. */
 export function createHub(options?: HubOptions): Hub;
+
+/** Options of `viaBridge`. */
+export interface ViaBridgeOptions {
+  /** The token mcplive-bridge printed at its start (sent in the `X-Bridge-Token` header). */
+  token?: string;
+  /** The fetch that sends to the bridge (default the global `fetch`). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+/**
+ * Returns a `fetch` (for the `fetch` option of `connect`, `open`,
+ * `hub.add` and `oauth()`) that carries a server's requests through
+ * mcplive-bridge: a request to the bridge itself (a stdio server it serves,
+ * e.g. `http://127.0.0.1:8787/mcp`) gets the bridge's token; a request to
+ * any other URL (a remote server without CORS, started with `-upstream`,
+ * and the OAuth endpoints its metadata names) goes to the bridge's
+ * `/forward`, with its URL in `X-Bridge-Target`, so the server's own URL
+ * stays the page's identity for it. See docs/reach-any-server.md.
+ *
+ * ```js
+ * const fetch = viaBridge("http://127.0.0.1:8787", { token });
+ * const client = await connect("https://remote.example/mcp", { fetch, auth: oauth({ fetch, redirectUri }) });
+ * ```
+ */
+export function viaBridge(bridgeUrl: string | URL, options?: ViaBridgeOptions): (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 /** Approvals in memory (the default): gone on reload. */
 export function memoryApprovals(): ApprovalStorage;
 /** Approvals in the origin's localStorage. */

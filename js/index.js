@@ -5,3 +5,4 @@
 // 2026-07-28. See index.d.ts for the API.
 export { connect, open } from "./src/connect.js";
 export { createHub, memoryApprovals, localStorageApprovals, toolResultFor } from "./src/hub.js";
+export { viaBridge } from "./src/bridge.js";

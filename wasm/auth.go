@@ -10,10 +10,12 @@ import (
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/jsfetch"
 )
 
 // configureHTTP gives a Streamable HTTP transport the connect options that
-// only HTTP has: extra request headers, and the token hook (hooks.token),
+// only HTTP has: extra request headers, the app's fetch (hooks.fetch), and
+// the token hook (hooks.token),
 // which JS sets when the app passed a token callback. JS refuses both for
 // WebSocket URLs (a browser cannot set a WebSocket's headers).
 func configureHTTP(t mcplive.Transport, headers mcplive.Header, h *hooks) {
@@ -22,6 +24,17 @@ func configureHTTP(t mcplive.Transport, headers mcplive.Header, h *hooks) {
 		return
 	}
 	ht.Header = headers
+	if h.fetchFn.Type() == safejs.TypeFunction {
+		// The app's fetch (the fetch option) sends every request of this
+		// server; the URL stays the server's.
+		id, release := jsfetch.Register(safejs.Unsafe(h.fetchFn))
+		h.releaseFetch = release
+		ht.Header = headers.Clone()
+		if ht.Header == nil {
+			ht.Header = mcplive.Header{}
+		}
+		ht.Header.Set(jsfetch.Header, id)
+	}
 	if h.tokenFn.Type() == safejs.TypeFunction {
 		s := &tokenSource{fn: h.tokenFn}
 		ht.Token, ht.OnUnauthorized = s.token, s.refused

@@ -118,6 +118,9 @@ func (b *bridge) connect(args []safejs.Value) any {
 			err = dialError(url, ws, opts.DialTimeout, err)
 		}
 		if err != nil {
+			if hooks.releaseFetch != nil {
+				hooks.releaseFetch()
+			}
 			return nil, err
 		}
 		cl := newClient(id, c, hooks)

@@ -78,6 +78,9 @@ func (cl *client) close() error {
 	for _, stop := range stops {
 		stop()
 	}
+	if cl.hooks.releaseFetch != nil {
+		cl.hooks.releaseFetch()
+	}
 	return err
 }
 

@@ -19,6 +19,8 @@ type hooks struct {
 	listFn, statusFn, logFn, notificationFn, updatedFn safejs.Value
 	beforeDialFn, afterDialFn                          safejs.Value
 	tokenFn                                            safejs.Value // Streamable HTTP: auth.go
+	fetchFn                                            safejs.Value // Streamable HTTP: auth.go
+	releaseFetch                                       func()       // forgets fetchFn (the client closed)
 	elicitFn                                           safejs.Value // elicit.go
 	diagFn                                             safejs.Value // logger.go
 
@@ -48,6 +50,7 @@ func newHooks(obj safejs.Value) *hooks {
 		beforeDialFn:   get("beforeDial"),
 		afterDialFn:    get("afterDial"),
 		tokenFn:        get("token"),
+		fetchFn:        get("fetch"),
 		elicitFn:       get("elicit"),
 		diagFn:         get("diag"),
 	}

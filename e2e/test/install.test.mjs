@@ -268,7 +268,7 @@ describe("the README's install and framework snippets, in Vite dev, esbuild and 
       assert.equal(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).dependencies?.mcplive, `file:mcplive-${version}.tgz`);
       const pkg = join(dir, "node_modules", "mcplive");
       assert.equal(lstatSync(pkg).isSymbolicLink(), false, `${pkg} is a symlink`);
-      assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "index.d.ts", "index.js", "mcplive.wasm", "oauth-node.d.ts", "oauth.d.ts", "package.json", "react.d.ts", "src", "vue.d.ts", "wasm_exec.js"]);
+      assert.deepEqual(readdirSync(pkg).sort(), ["LICENSE", "README.md", "bin", "index.d.ts", "index.js", "mcplive.wasm", "oauth-node.d.ts", "oauth.d.ts", "package.json", "react.d.ts", "src", "vue.d.ts", "wasm_exec.js"]);
       // Its one run-time dependency, for mcplive/oauth only.
       assert.ok(JSON.parse(readFileSync(join(dir, "node_modules", "oauth4webapi", "package.json"), "utf8")).version.startsWith("3.8."), "oauth4webapi 3.8.x installed with mcplive");
     }

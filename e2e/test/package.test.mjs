@@ -41,10 +41,10 @@ test("npm pack: the package's files, none executable (go build writes the wasm a
   chmodSync(join(dir, "mcplive.wasm"), 0o755);
   const files = await packed(dir);
   const paths = files.map((f) => f.path);
-  for (const want of ["LICENSE", "README.md", "package.json", "index.js", "index.d.ts", "oauth.d.ts", "oauth-node.d.ts", "react.d.ts", "vue.d.ts", "mcplive.wasm", "wasm_exec.js", "src/loader.js", "src/oauth/index.js", "src/oauth/node.js", "src/react.js", "src/vue.js", "src/bindings.js"]) {
+  for (const want of ["LICENSE", "README.md", "package.json", "index.js", "index.d.ts", "oauth.d.ts", "oauth-node.d.ts", "react.d.ts", "vue.d.ts", "mcplive.wasm", "wasm_exec.js", "src/loader.js", "src/oauth/index.js", "src/oauth/node.js", "src/react.js", "src/vue.js", "src/bindings.js", "bin/mcplive-bridge.js"]) {
     assert.ok(paths.includes(want), `${want} is not packed: ${paths.join(", ")}`);
   }
-  const stray = paths.filter((p) => !/^(LICENSE|README\.md|package\.json|index\.js|(index|oauth|oauth-node|react|vue)\.d\.ts|mcplive\.wasm|wasm_exec\.js|src\/(oauth\/)?[\w-]+\.js)$/.test(p));
+  const stray = paths.filter((p) => !/^(LICENSE|README\.md|package\.json|index\.js|(index|oauth|oauth-node|react|vue)\.d\.ts|mcplive\.wasm|wasm_exec\.js|src\/(oauth\/)?[\w-]+\.js|bin\/mcplive-bridge\.js)$/.test(p));
   assert.deepEqual(stray, [], "packed files that are no part of the package");
   assert.deepEqual(
     files.filter((f) => f.mode !== 0o644).map((f) => `${f.path} ${f.mode.toString(8)}`),

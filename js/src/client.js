@@ -20,7 +20,8 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
  * and the WebSocket opened for url while it loaded (dial.js: earlyDial),
  * if any, which the first dial adopts. Its options: url and goOptions,
  * validated already (options.js); signal, the app's AbortSignal, if any;
- * token, the app's token callback (Streamable HTTP), if any; onElicit, the
+ * token, the app's token callback (Streamable HTTP), if any; fetch, the
+ * app's fetch for every Streamable HTTP request, if any; onElicit, the
  * app's answer to a server's request for user input, if any; logger, the
  * app's logger of the client's diagnostics, if any; auth, the app's
  * oauth() object (client.auth), and authBinding, its binding to url (its
@@ -35,7 +36,7 @@ const CALL_OPTIONS = ["signal", "timeoutMs"];
  * update that needs a resync, a close) can be acted on, even one that
  * comes before ready resolves.
  */
-export function createClient(start, { url, goOptions, signal, token, onElicit, logger, auth, authBinding, cache = null, cached = null, firstToken = null, retry = async () => false }) {
+export function createClient(start, { url, goOptions, signal, token, fetch, onElicit, logger, auth, authBinding, cache = null, cached = null, firstToken = null, retry = async () => false }) {
   let rt = null;
   let id = 0;
   let release = () => {};
@@ -132,6 +133,8 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
     afterDial,
   };
   if (token) hooks.token = tokenHook(token, url, cache, firstToken);
+  // The app's fetch sends every Streamable HTTP request (wasm/auth.go).
+  if (fetch) hooks.fetch = fetch;
   if (onElicit) hooks.elicit = elicitHook(onElicit);
   if (logger) hooks.diag = diagHook(logger);
 

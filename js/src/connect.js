@@ -92,7 +92,7 @@ export function open(url, options = {}) {
     return true;
   }
 
-  return createClient(start, { url: target, goOptions, signal, token, firstToken, onElicit: options.onElicit, logger, auth: options.auth, authBinding, cache, cached, retry });
+  return createClient(start, { url: target, goOptions, signal, token, fetch: options.fetch, firstToken, onElicit: options.onElicit, logger, auth: options.auth, authBinding, cache, cached, retry });
 }
 
 /**

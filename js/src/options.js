@@ -49,6 +49,7 @@ const CONNECT_OPTIONS = [
   "maxMessageBytes",
   "headers",
   "token",
+  "fetch",
   "auth",
   "onElicit",
   "logger",
@@ -82,6 +83,12 @@ export function checkURL(url, options = {}) {
   if (options.auth !== undefined && u.protocol.startsWith("ws")) {
     throw new TypeError(
       "mcplive: auth (OAuth) applies to http:// and https:// URLs (Streamable HTTP): a browser's WebSocket cannot carry the Authorization header, and tokens must not travel in a URL",
+    );
+  }
+  if (options.fetch !== undefined && u.protocol.startsWith("ws")) {
+    throw new TypeError(
+      "mcplive: fetch applies to http:// and https:// URLs (Streamable HTTP): a WebSocket does not go through fetch; " +
+        "to reach a stdio server through mcplive-bridge over WebSocket, use its ws:// URL with ?token=",
     );
   }
   if ((options.headers !== undefined || options.token !== undefined) && u.protocol.startsWith("ws")) {
@@ -140,6 +147,9 @@ export function toGoOptions(options) {
   }
   if (o.token !== undefined && typeof o.token !== "function") {
     throw new TypeError("mcplive: token must be a function that returns the bearer token (or a Promise of it)");
+  }
+  if (o.fetch !== undefined && typeof o.fetch !== "function") {
+    throw new TypeError("mcplive: fetch must be a function with the signature of the global fetch (viaBridge() returns one)");
   }
   if (o.auth !== undefined) {
     if (o.auth === null || typeof o.auth !== "object" || typeof o.auth[Symbol.for("mcplive.oauth.bind")] !== "function") {

@@ -63,12 +63,19 @@ const bin = path.join(cache, "mcplive-testserver");
 const testWasm = path.join(cache, "mcplive-test.wasm");
 mkdirSync(cache, { recursive: true });
 run("go", ["build", "-o", bin, "./internal/cmd/mcplive-testserver"], { cwd: root });
+// mcplive-bridge and its go-sdk stdio test server (test/bridge*.test.js).
+const bridgeBin = path.join(cache, "mcplive-bridge");
+const stdioBin = path.join(cache, "mcplive-stdioserver");
+// Built as ../build.sh npm-packages builds it (e2e/test/bridge-npm.test.mjs) and
+// as cmd/mcplive-bridge's tests do, so that each finds the packages compiled.
+run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bridgeBin, "./cmd/mcplive-bridge"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
+run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", stdioBin, "./internal/cmd/mcplive-stdioserver"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
 run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });
 
-const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm };
+const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm, MCPLIVE_BRIDGE: bridgeBin, MCPLIVE_STDIOSERVER: stdioBin };
 if (typeof globalThis.WebSocket !== "function") {
   // Node 20: the global WebSocket is behind a flag (Node 22 has it).
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --experimental-websocket --no-warnings=ExperimentalWarning`.trim();
