@@ -178,6 +178,15 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 		}
 		resp.Body.Close()
 		resp = nil
+		if (sr.broken() || p != nil) && c.closeIdle != nil {
+			// The connection broke under a stream, or a request's stream
+			// ended without its answer: the server may be going away,
+			// and its kept-alive connections with it. They are dropped,
+			// so that the next request dials: a refused dial proves that
+			// request unsent (errNotSent), a write on a dead connection
+			// proves nothing.
+			c.closeIdle()
+		}
 		if sr.lastID != "" {
 			lastID = sr.lastID
 		}
