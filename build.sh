@@ -74,6 +74,16 @@ build_wasm() {
   # at every start); a dependency that brings them back fails here.
   local heavy; heavy=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps ./wasm | grep -xE 'net|net/http|crypto/tls|crypto/x509' || true)
   [ -z "$heavy" ] || die "the wasm links $(echo $heavy) (through: $(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm | grep -E ' net(/http)?( |$)' | cut -d' ' -f1 | tr '\n' ' ')); keep net and net/http out of every package the wasm imports"
+  # Nor fmt (with the reflection it prints with, ~33 KB brotli), encoding/json
+  # (its package initialisation alone keeps reflection, fmt and os: ~26 KB),
+  # os or runtime/debug (they import fmt's and os's initialisation): one
+  # import anywhere, a dependency's included, links them (measured 2026-12-07).
+  local deps; deps=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -tags mcplive_rawitems -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm)
+  local pkg via
+  for pkg in fmt encoding/json os runtime/debug; do
+    via=$(echo "$deps" | grep -E " $pkg( |\$)" | cut -d' ' -f1 | tr '\n' ' ' || true)
+    [ -z "$via" ] || die "the wasm imports $pkg (imported by: $via). Wasm-side code formats with internal/printf (printf.Errorf and printf.Sprintf: fmt's output for %s %d %q %v %w %T) or errors.New, strconv and string concatenation; JSON values are mcplive.RawMessage (not json.RawMessage) and are read and written with internal/jsontext; for a dependency, see wasm/modfile.sh's patches. List the importers: GOOS=js GOARCH=wasm go list -modfile=\$(wasm/modfile.sh) -tags mcplive_rawitems -deps -f '{{.ImportPath}}: {{.Imports}}' ./wasm | grep -w $pkg"
+  done
   GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
   # Go's linker writes one data segment per run of non-zero bytes (56,908 of
   # them, 453 KB of headers, on 2026-12-07): merged where less than 64 bytes
@@ -146,7 +156,13 @@ test_go() {
   need_go
   say "go vet"
   go vet ./...
+  # The calls of internal/printf (the wasm's packages format with it, not
+  # fmt: build_wasm), checked as fmt's are: with the tag printfvet its
+  # functions forward to fmt's (internal/printf/printf_vet.go).
+  go vet -tags printfvet . ./internal/...
   GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" ./wasm/ ./bench/floor .
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags printfvet ./wasm/
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems ./wasm/
   say "gofmt"
   local bad; bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))
   [ -z "$bad" ] || die "gofmt needed on: $bad"
@@ -169,6 +185,9 @@ test_go() {
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node
   PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -count=1 ./wasm/
+  # and as the npm package's wasm is built (mcplive.RawMessage its own type there)
+  PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems -count=1 ./wasm/
+  PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems -count=1 -run TestOwnRawMessage ./internal/jsontext
 }
 
 test_js() {

@@ -3,9 +3,9 @@ package mcplive
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Calls on a Client wait for the connection to be ready (for example during
@@ -48,7 +48,7 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.
-		return r, fmt.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
+		return r, printf.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
 	}
 	return r, err
 }
@@ -167,7 +167,7 @@ func (c *Client) resubscribe(sess *Session) {
 			continue
 		}
 		if _, err := sess.request(c.ctx, methods.Subscribe, map[string]any{"uri": uri}); err != nil {
-			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", fmt.Sprint(err))
+			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", printf.Sprint(err))
 		}
 	}
 }
