@@ -7,6 +7,7 @@
 #                       benchmark smoke run
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
+#   ./build.sh size     the wasm's size by package (code by function name, data in one row)
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
 #                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
 #                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
@@ -111,6 +112,32 @@ build_wasm() {
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js
   wasm_size
+}
+
+# brotli_size FILE prints the brotli size (quality 11) of FILE, as wasm_size measures it.
+brotli_size() {
+  node -e '
+    const fs = require("fs"), zlib = require("zlib");
+    const b = fs.readFileSync(process.argv[1]);
+    console.log(zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length);
+  ' "$1"
+}
+
+# cmd_size prints where the wasm's bytes go, package by package
+# (internal/cmd/wasmsize): a build of js/mcplive.wasm that keeps the name
+# section, merged as the shipped one; each function's code is given to its
+# package, and the compressed column estimates each package's share of the
+# shipped file's brotli size. TOP=n rows (default 40).
+cmd_size() {
+  build_wasm
+  local modfile; modfile=$(wasm/modfile.sh)
+  local tmp; tmp=$(mktemp -d)
+  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -o "$tmp/named.wasm" ./wasm
+  go run ./internal/cmd/wasmmerge -q "$tmp/named.wasm"
+  GOOS=js GOARCH=wasm go list -modfile="$modfile" -tags mcplive_rawitems -deps ./wasm >"$tmp/deps"
+  say "js/mcplive.wasm by package (code by function name; ~brotli: each package's code compressed alone, scaled to the file's brotli size)"
+  go run ./internal/cmd/wasmsize -deps "$tmp/deps" -brotli "$(brotli_size js/mcplive.wasm)" -top "${TOP:-40}" "$tmp/named.wasm"
+  rm -rf "$tmp"
 }
 
 wasm_size() {
@@ -278,5 +305,6 @@ case "${1:-build}" in
   bench) cmd_bench ;;
   conformance) shift; cmd_conformance "$@" ;;
   docs) cmd_docs ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs)" ;;
+  size) cmd_size ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs | size)" ;;
 esac
