@@ -210,6 +210,7 @@ test_go() {
   go test -run '^$' -fuzz '^FuzzWireEncodersMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireResultsMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzJSONEncMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzMerge$' -fuzztime "${FUZZTIME:-30000x}" ./internal/cmd/wasmmerge
   say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node
