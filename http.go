@@ -2,7 +2,6 @@ package mcplive
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"io"
 	"slices"
@@ -914,5 +913,26 @@ func encodeHeaderValue(s string) string {
 	if plain {
 		return s
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+	b := append(make([]byte, 0, len("=?base64?")+(len(s)+2)/3*4+len("?=")), "=?base64?"...)
+	return string(append(appendBase64(b, s), "?="...))
+}
+
+// appendBase64 appends s in standard base64 with padding (RFC 4648 §4), as
+// base64.StdEncoding encodes it: the one base64 the wasm writes, without
+// package encoding/base64 and its tables in the wasm.
+func appendBase64(b []byte, s string) []byte {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for ; len(s) >= 3; s = s[3:] {
+		v := uint(s[0])<<16 | uint(s[1])<<8 | uint(s[2])
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], alphabet[v&63])
+	}
+	switch len(s) {
+	case 1:
+		v := uint(s[0]) << 16
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], '=', '=')
+	case 2:
+		v := uint(s[0])<<16 | uint(s[1])<<8
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], '=')
+	}
+	return b
 }
