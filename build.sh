@@ -13,6 +13,7 @@
 #                       x64 in companion packages @mcplive/bridge-<os>-<cpu> (BRIDGE_PLATFORMS
 #                       narrows the list, e.g. BRIDGE_PLATFORMS=linux-x64)
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
+#   ./build.sh size     the wasm's size by package (code by function name, data in one row)
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
 #                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
 #                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
@@ -28,9 +29,11 @@ die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 # Size budget for the brotli-compressed wasm (issue: keep every user's download small).
 # 0.92 MB on 2026-12-02 (without net/http and net: wasm/modfile.sh; without
-# encoding/json's decoder and encoder: jsonwire*.go, jsonenc.go); the budget
-# keeps ~5% of room.
-MAX_BROTLI_BYTES=${MAX_BROTLI_BYTES:-970000}
+# encoding/json's decoder and encoder: jsonwire*.go, jsonenc.go); 830,939 B on
+# 2026-12-07 (data segments merged: internal/cmd/wasmmerge; without fmt,
+# encoding/json, os, runtime/debug and encoding/base64: internal/printf); the
+# budget keeps 2 % of room. ./build.sh size shows what a change costs.
+MAX_BROTLI_BYTES=${MAX_BROTLI_BYTES:-847600}
 
 need_go() {
   command -v go >/dev/null || die "Go is not installed (need Go >= 1.26 on PATH)"
@@ -80,7 +83,22 @@ build_wasm() {
   # at every start); a dependency that brings them back fails here.
   local heavy; heavy=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps ./wasm | grep -xE 'net|net/http|crypto/tls|crypto/x509' || true)
   [ -z "$heavy" ] || die "the wasm links $(echo $heavy) (through: $(GOOS=js GOARCH=wasm go list -modfile="$modfile" -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm | grep -E ' net(/http)?( |$)' | cut -d' ' -f1 | tr '\n' ' ')); keep net and net/http out of every package the wasm imports"
+  # Nor fmt (with the reflection it prints with, ~33 KB brotli), encoding/json
+  # (its package initialisation alone keeps reflection, fmt and os: ~26 KB),
+  # os or runtime/debug (they import fmt's and os's initialisation): one
+  # import anywhere, a dependency's included, links them (measured 2026-12-07).
+  local deps; deps=$(GOOS=js GOARCH=wasm go list -modfile="$modfile" -tags mcplive_rawitems -deps -f '{{.ImportPath}} {{join .Imports " "}}' ./wasm)
+  local pkg via
+  for pkg in fmt encoding/json os runtime/debug; do
+    via=$(echo "$deps" | grep -E " $pkg( |\$)" | cut -d' ' -f1 | tr '\n' ' ' || true)
+    [ -z "$via" ] || die "the wasm imports $pkg (imported by: $via). Wasm-side code formats with internal/printf (printf.Errorf and printf.Sprintf: fmt's output for %s %d %q %v %w %T) or errors.New, strconv and string concatenation; JSON values are mcplive.RawMessage (not json.RawMessage) and are read and written with internal/jsontext; for a dependency, see wasm/modfile.sh's patches. List the importers: GOOS=js GOARCH=wasm go list -modfile=\$(wasm/modfile.sh) -tags mcplive_rawitems -deps -f '{{.ImportPath}}: {{.Imports}}' ./wasm | grep -w $pkg"
+  done
   GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  # Go's linker writes one data segment per run of non-zero bytes (56,908 of
+  # them, 453 KB of headers, on 2026-12-07): merged where less than 64 bytes
+  # apart, the download is ~66 KB smaller brotli and the program the same
+  # (internal/cmd/wasmmerge). js/test/run.js merges the wasm it builds too.
+  go run ./internal/cmd/wasmmerge js/mcplive.wasm || die "merging the wasm's data segments failed (internal/cmd/wasmmerge)"
   # Nor encoding/json's decoder (~190 KB of code) or encoder (~220 KB with
   # the reflection it keeps): the wasm reads JSON with the package's own
   # readers (jsonwire*.go) and writes it with its own writer (jsonenc.go),
@@ -102,6 +120,32 @@ build_wasm() {
   cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" js/wasm_exec.js
   chmod 644 js/wasm_exec.js
   wasm_size
+}
+
+# brotli_size FILE prints the brotli size (quality 11) of FILE, as wasm_size measures it.
+brotli_size() {
+  node -e '
+    const fs = require("fs"), zlib = require("zlib");
+    const b = fs.readFileSync(process.argv[1]);
+    console.log(zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length);
+  ' "$1"
+}
+
+# cmd_size prints where the wasm's bytes go, package by package
+# (internal/cmd/wasmsize): a build of js/mcplive.wasm that keeps the name
+# section, merged as the shipped one; each function's code is given to its
+# package, and the compressed column estimates each package's share of the
+# shipped file's brotli size. TOP=n rows (default 40).
+cmd_size() {
+  build_wasm
+  local modfile; modfile=$(wasm/modfile.sh)
+  local tmp; tmp=$(mktemp -d)
+  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -o "$tmp/named.wasm" ./wasm
+  go run ./internal/cmd/wasmmerge -q "$tmp/named.wasm"
+  GOOS=js GOARCH=wasm go list -modfile="$modfile" -tags mcplive_rawitems -deps ./wasm >"$tmp/deps"
+  say "js/mcplive.wasm by package (code by function name; ~brotli: each package's code compressed alone, scaled to the file's brotli size)"
+  go run ./internal/cmd/wasmsize -deps "$tmp/deps" -brotli "$(brotli_size js/mcplive.wasm)" -top "${TOP:-40}" "$tmp/named.wasm"
+  rm -rf "$tmp"
 }
 
 wasm_size() {
@@ -178,7 +222,13 @@ test_go() {
   need_go
   say "go vet"
   go vet ./...
+  # The calls of internal/printf (the wasm's packages format with it, not
+  # fmt: build_wasm), checked as fmt's are: with the tag printfvet its
+  # functions forward to fmt's (internal/printf/printf_vet.go).
+  go vet -tags printfvet . ./internal/...
   GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" ./wasm/ ./bench/floor .
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags printfvet ./wasm/
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems ./wasm/
   say "gofmt"
   local bad; bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))
   [ -z "$bad" ] || die "gofmt needed on: $bad"
@@ -197,10 +247,14 @@ test_go() {
   go test -run '^$' -fuzz '^FuzzWireEncodersMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzWireResultsMatchEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
   go test -run '^$' -fuzz '^FuzzJSONEncMatchesEncodingJSON$' -fuzztime "${FUZZTIME:-30000x}" .
+  go test -run '^$' -fuzz '^FuzzMerge$' -fuzztime "${FUZZTIME:-30000x}" ./internal/cmd/wasmmerge
   say "wasm build of the root package, and the binding's unit tests under Node"
   GOOS=js GOARCH=wasm go build -modfile="$(wasm/modfile.sh)" -o /dev/null .
   need_node
   PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -count=1 ./wasm/
+  # and as the npm package's wasm is built (mcplive.RawMessage its own type there)
+  PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems -count=1 ./wasm/
+  PATH="$PATH:$(go env GOROOT)/lib/wasm" GOOS=js GOARCH=wasm go test -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems -count=1 -run TestOwnRawMessage ./internal/jsontext
 }
 
 test_js() {
@@ -293,5 +347,6 @@ case "${1:-build}" in
   docs) cmd_docs ;;
   bridge) shift; cmd_bridge "$@" ;;
   npm-packages) shift; cmd_npm_packages "$@" ;;
-  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs | bridge | npm-packages)" ;;
+  size) cmd_size ;;
+  *) die "unknown command '$1' (use: build | demo | test | bench | conformance | docs | size | bridge | npm-packages)" ;;
 esac

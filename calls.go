@@ -3,9 +3,9 @@ package mcplive
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Calls on a Client wait for the connection to be ready (for example during
@@ -53,16 +53,16 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		// Never sent, and no connection came before the deadline: the
 		// call failed for want of a connection, as session says.
 		if cerr := ctx.Err(); cerr != nil {
-			return r, fmt.Errorf("%s: %w", method, cerr)
+			return r, printf.Errorf("%s: %w", method, cerr)
 		}
 		if rctx.Err() != nil {
-			return r, fmt.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
+			return r, printf.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
 		}
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.
-		return r, fmt.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
+		return r, printf.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
 	}
 	return r, err
 }
@@ -181,7 +181,7 @@ func (c *Client) resubscribe(sess *Session) {
 			continue
 		}
 		if _, err := sess.request(c.ctx, methods.Subscribe, map[string]any{"uri": uri}); err != nil {
-			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", fmt.Sprint(err))
+			c.opts.Logger.Warn("mcplive: could not restore a resource subscription", "uri", uri, "err", printf.Sprint(err))
 		}
 	}
 }

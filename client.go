@@ -2,9 +2,7 @@ package mcplive
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // State is the state of a Client's connection.
@@ -99,7 +98,7 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 		return c, nil
 	case <-ctx.Done():
 		c.Close()
-		return nil, fmt.Errorf("mcplive: connect %s: %w", url, ctx.Err())
+		return nil, printf.Errorf("mcplive: connect %s: %w", url, ctx.Err())
 	}
 }
 
@@ -151,15 +150,15 @@ func (c *Client) InitializeResult() InitializeResult {
 func (c *Client) ServerInfo() Implementation { return c.InitializeResult().ServerInfo }
 
 // Capabilities returns the server's capabilities exactly as it sent them.
-func (c *Client) Capabilities() json.RawMessage {
+func (c *Client) Capabilities() RawMessage {
 	return capabilitiesOf(c.InitializeResult().Raw)
 }
 
 // capabilitiesOf returns the capabilities member of a result as sent, as
 // encoding/json would read it into a json.RawMessage (nothing when raw
 // is not a valid object).
-func capabilitiesOf(raw json.RawMessage) json.RawMessage {
-	var caps json.RawMessage
+func capabilitiesOf(raw RawMessage) RawMessage {
+	var caps RawMessage
 	if jsontext.Decode(raw, "result", []jsontext.Field{{Name: "capabilities", Dst: &caps}}) != nil {
 		return nil
 	}
@@ -342,7 +341,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			break
 		}
 		if !connected {
-			first <- fmt.Errorf("mcplive: connection lost during the first sync: %w", connLost(sess.Err()))
+			first <- printf.Errorf("mcplive: connection lost during the first sync: %w", connLost(sess.Err()))
 			return
 		}
 		c.mu.Lock()
@@ -480,7 +479,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 	if kind == "" {
 		kinds = Kinds
 	} else if _, ok := specOf(kind); !ok {
-		return fmt.Errorf("mcplive: refresh: unknown list kind %q", kind)
+		return printf.Errorf("mcplive: refresh: unknown list kind %q", kind)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout*time.Duration(1+len(kinds)))
 	defer cancel()
@@ -494,7 +493,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 		spec, _ := specOf(k)
 		if !spec.offered(caps) {
 			if kind != "" {
-				return fmt.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", k, ErrUnsupported, spec.capability)
+				return printf.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", k, ErrUnsupported, spec.capability)
 			}
 			continue
 		}
@@ -504,7 +503,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 		select {
 		case <-w:
 		case <-ctx.Done():
-			return fmt.Errorf("mcplive: refresh: %w", ctx.Err())
+			return printf.Errorf("mcplive: refresh: %w", ctx.Err())
 		}
 	}
 	var errs []error
@@ -533,7 +532,7 @@ func (c *Client) sessionBut(ctx context.Context, method string, failed *Session)
 		c.mu.Unlock()
 		switch {
 		case state == StateClosed:
-			return nil, fmt.Errorf("%s: %w (the client is closed)", method, ErrClosed)
+			return nil, printf.Errorf("%s: %w (the client is closed)", method, ErrClosed)
 		case sess != nil && sess == failed:
 			// Not this one again: wait for the client to see it end.
 		case state == StateReady && sess != nil,
@@ -546,9 +545,9 @@ func (c *Client) sessionBut(ctx context.Context, method string, failed *Session)
 		case <-ch:
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errRequestTimeout) {
-				return nil, fmt.Errorf("%s: not connected within the request timeout (%s): %w", method, state, ErrTimeout)
+				return nil, printf.Errorf("%s: not connected within the request timeout (%s): %w", method, state, ErrTimeout)
 			}
-			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+			return nil, printf.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
 }

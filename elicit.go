@@ -2,13 +2,12 @@ package mcplive
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Elicitation: a server asks the user, through the client, for input it
@@ -38,9 +37,9 @@ type ElicitRequest struct {
 	// RequestedSchema is the form: a JSON Schema object whose properties
 	// are primitives (string, number, integer, boolean, enums), each with
 	// an optional title, description and default.
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	RequestedSchema RawMessage `json:"requestedSchema,omitempty"`
 	// Raw is the request's params as the server sent them.
-	Raw json.RawMessage `json:"-"`
+	Raw RawMessage `json:"-"`
 }
 
 // ElicitResult is the user's answer to an ElicitRequest.
@@ -62,14 +61,14 @@ func (s *Session) serverRequests() map[string]requestHandler {
 		return nil
 	}
 	return map[string]requestHandler{
-		methodElicit: func(ctx context.Context, params json.RawMessage) (any, error) { return s.elicit(ctx, params) },
+		methodElicit: func(ctx context.Context, params RawMessage) (any, error) { return s.elicit(ctx, params) },
 	}
 }
 
 // elicit asks Options.OnElicit what an elicitation/create asks (params as
 // the server sent them), checks the answer and fills in the schema's
 // defaults. A request it cannot take, or a bad answer, is an *RPCError.
-func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
+func (s *Session) elicit(ctx context.Context, params RawMessage) (*ElicitResult, error) {
 	// params come from a validated message: jsontext.WalkMembers reads them without
 	// a decoder type of their own (each costs the wasm).
 	req := &ElicitRequest{Raw: params}
@@ -79,7 +78,7 @@ func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitRe
 		case "message":
 			req.Message = unquoteString(val)
 		case "requestedSchema":
-			req.RequestedSchema = json.RawMessage(val)
+			req.RequestedSchema = RawMessage(val)
 		case "mode":
 			mode = unquoteString(val)
 		}
@@ -88,7 +87,7 @@ func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitRe
 		return nil, &RPCError{Code: CodeInvalidParams, Message: "elicitation/create: params are not an elicitation request"}
 	}
 	if mode != "" && mode != "form" {
-		return nil, &RPCError{Code: CodeInvalidParams, Message: fmt.Sprintf("elicitation/create: mode %q is not supported (this client declares form mode only)", mode)}
+		return nil, &RPCError{Code: CodeInvalidParams, Message: printf.Sprintf("elicitation/create: mode %q is not supported (this client declares form mode only)", mode)}
 	}
 	res, err := callElicit(ctx, s.opts.OnElicit, req)
 	if err != nil {
@@ -102,14 +101,14 @@ func (s *Session) elicit(ctx context.Context, params json.RawMessage) (*ElicitRe
 	case res.Action == "decline", res.Action == "cancel":
 		return &ElicitResult{Action: res.Action}, nil
 	}
-	return nil, fmt.Errorf("mcplive: OnElicit returned the action %q (want accept, decline or cancel)", res.Action)
+	return nil, printf.Errorf("mcplive: OnElicit returned the action %q (want accept, decline or cancel)", res.Action)
 }
 
 // callElicit runs the app's handler; a panic in it becomes an error.
 func callElicit(ctx context.Context, h func(context.Context, *ElicitRequest) (*ElicitResult, error), req *ElicitRequest) (res *ElicitResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("mcplive: OnElicit panicked: %v", p)
+			res, err = nil, printf.Errorf("mcplive: OnElicit panicked: %v", p)
 		}
 	}()
 	return h(ctx, req)
@@ -118,7 +117,7 @@ func callElicit(ctx context.Context, h func(context.Context, *ElicitRequest) (*E
 // withDefaults returns content (a copy: the app's map is not changed) with
 // every property of schema that content leaves out and that has a default
 // set to that default.
-func withDefaults(schema json.RawMessage, content map[string]any) map[string]any {
+func withDefaults(schema RawMessage, content map[string]any) map[string]any {
 	out := maps.Clone(content)
 	if out == nil {
 		out = map[string]any{}
@@ -134,7 +133,7 @@ func withDefaults(schema json.RawMessage, content map[string]any) map[string]any
 			}
 			jsontext.WalkMembers(prop, func(k, v []byte) {
 				if jsontext.Unquote(k) == "default" {
-					out[field] = json.RawMessage(v)
+					out[field] = RawMessage(v)
 				}
 			})
 		})
@@ -156,10 +155,10 @@ func acceptsInput(method string) bool {
 // round trip is bounded by the request timeout; the app's handler only by
 // ctx. (The result is read with jsontext.WalkMembers, not decoded into types of its
 // own: every reflected type costs the wasm.)
-func (s *Session) fulfil(ctx context.Context, method string, params map[string]any, raw json.RawMessage) (json.RawMessage, error) {
+func (s *Session) fulfil(ctx context.Context, method string, params map[string]any, raw RawMessage) (RawMessage, error) {
 	for round := 1; topString(raw, "resultType") == resultTypeInputRequired; round++ {
 		if round > maxInputRounds {
-			return nil, fmt.Errorf("%s: %w: the server still asks for input after %d rounds", method, ErrIncompleteResult, maxInputRounds)
+			return nil, printf.Errorf("%s: %w: the server still asks for input after %d rounds", method, ErrIncompleteResult, maxInputRounds)
 		}
 		// The retry carries this round's answers only: never those of an
 		// earlier round, nor a requestState the server did not send again.
@@ -192,12 +191,12 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 			})
 			name, what := jsontext.Unquote(key), topString(val, "method")
 			if what != methodElicit || s.opts.OnElicit == nil {
-				err = fmt.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, what, name, noInputReason(what))
+				err = printf.Errorf("%s: %w: the server asks for %s (input %q), and %s", method, ErrIncompleteResult, what, name, noInputReason(what))
 				return
 			}
 			var res *ElicitResult
 			if res, err = s.elicitWhileOpen(ctx, p); err != nil {
-				err = fmt.Errorf("%s: %s (input %q): %w", method, methodElicit, name, err)
+				err = printf.Errorf("%s: %s (input %q): %w", method, methodElicit, name, err)
 				return
 			}
 			responses[name] = res
@@ -213,7 +212,7 @@ func (s *Session) fulfil(ctx context.Context, method string, params map[string]a
 		} else if len(responses) == 0 {
 			// The server must send one or the other: a retry of the same
 			// request would only get the same answer.
-			return nil, fmt.Errorf("%s: %w: the server answered with resultType %q without inputRequests or requestState", method, ErrIncompleteResult, resultTypeInputRequired)
+			return nil, printf.Errorf("%s: %w: the server answered with resultType %q without inputRequests or requestState", method, ErrIncompleteResult, resultTypeInputRequired)
 		}
 		if r, ok := ctx.Value(retriedKey{}).(*bool); ok {
 			*r = true
@@ -232,7 +231,7 @@ type retriedKey struct{}
 
 // elicitWhileOpen is elicit with a ctx that also ends with the connection:
 // the retry could not be sent anyway (a call fails with ErrClosed then).
-func (s *Session) elicitWhileOpen(ctx context.Context, params json.RawMessage) (*ElicitResult, error) {
+func (s *Session) elicitWhileOpen(ctx context.Context, params RawMessage) (*ElicitResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

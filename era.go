@@ -3,9 +3,7 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // A session speaks one of two eras. Legacy (2025-11-25 and older): an
@@ -60,7 +59,7 @@ func (s *Session) open(ctx context.Context) error {
 		if pin != "" || !isLegacyAnswer(err) {
 			var rpcErr *RPCError
 			if errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedProtocolVersion {
-				return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %q (and, with initialize, %s)",
+				return printf.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %q (and, with initialize, %s)",
 					ErrProtocol, quoteAll(supportedOf(rpcErr)), ModernVersion, quoteAll(supportedVersions))
 			}
 			return methodErr(methods.Discover, err)
@@ -154,7 +153,7 @@ func (s *Session) discover(ctx context.Context) error {
 	raw, err := s.request(pctx, methods.Discover, nil)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return fmt.Errorf("%s: no answer within %v: %w", methods.Discover, bound.Round(time.Millisecond), ErrTimeout)
+			return printf.Errorf("%s: no answer within %v: %w", methods.Discover, bound.Round(time.Millisecond), ErrTimeout)
 		}
 		if errors.Is(err, ErrProtocol) && !errors.Is(err, ErrDial) && !errors.Is(err, ErrClosed) {
 			// An answer that is not one JSON-RPC response (invalid JSON,
@@ -173,19 +172,19 @@ func (s *Session) discover(ctx context.Context) error {
 	// not speak is a recognized answer: that one is a hard error, below.)
 	var res discoverResult
 	if err := decodeDiscoverResult(raw, &res); err != nil {
-		return &legacyAnswer{fmt.Errorf("mcplive: server/discover: %w", protocolError("not a DiscoverResult: %v", err))}
+		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", protocolError("not a DiscoverResult: %v", err))}
 	}
 	if len(res.SupportedVersions) == 0 {
 		// DiscoverResult requires supportedVersions: an empty result is a
 		// legacy server answering every method.
-		return &legacyAnswer{fmt.Errorf("mcplive: server/discover: %w", protocolError("answered without supportedVersions: not a 2026-07-28 server"))}
+		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", protocolError("answered without supportedVersions: not a 2026-07-28 server"))}
 	}
 	if !slices.Contains(res.SupportedVersions, ModernVersion) {
 		// A modern server of another modern revision: nothing in common
 		// (a legacy version in its list would have been offered through
 		// UnsupportedProtocolVersion on a legacy request, not here).
 		if !slices.ContainsFunc(res.SupportedVersions, func(v string) bool { return slices.Contains(supportedVersions, v) }) {
-			return fmt.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
+			return printf.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
 				ErrProtocol, strings.Join(res.SupportedVersions, ", "), ModernVersion, strings.Join(supportedVersions, ", "))
 		}
 		// A dual-era server that serves this client only in a legacy
@@ -210,7 +209,7 @@ func (s *Session) Modern() bool { return s.modern }
 // requestMeta is the _meta of every modern request, and the protocol
 // version it names (told to the transport: outgoing.version).
 type requestMeta struct {
-	raw     json.RawMessage
+	raw     RawMessage
 	version string
 }
 
@@ -239,22 +238,22 @@ func (s *Session) withMeta(params any) (any, error) {
 		p.meta, p.version = mp.raw, mp.version
 		return p, nil
 	}
-	obj := map[string]json.RawMessage{}
+	obj := map[string]RawMessage{}
 	if params != nil {
 		b, err := marshalJSON(params)
 		if err != nil {
 			return nil, err
 		}
 		if err := decodeRawMap(b, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("mcplive: params are not a JSON object: %s", jsontext.Snippet(b))
+			return nil, printf.Errorf("mcplive: params are not a JSON object: %s", jsontext.Snippet(b))
 		}
 	}
 	if own, ok := obj["_meta"]; ok {
-		merged := map[string]json.RawMessage{}
+		merged := map[string]RawMessage{}
 		if err := decodeRawMap(own, &merged); err != nil {
-			return nil, fmt.Errorf("mcplive: _meta is not a JSON object: %s", jsontext.Snippet(own))
+			return nil, printf.Errorf("mcplive: _meta is not a JSON object: %s", jsontext.Snippet(own))
 		}
-		var ours map[string]json.RawMessage
+		var ours map[string]RawMessage
 		_ = decodeRawMap(mp.raw, &ours)
 		for k, v := range ours {
 			merged[k] = v
@@ -271,7 +270,7 @@ func (s *Session) withMeta(params any) (any, error) {
 // and subscriptions/listen: its own members and the merged _meta, encoded
 // as encoding/json encodes the map.
 type metaParams struct {
-	obj     map[string]json.RawMessage
+	obj     map[string]RawMessage
 	version string
 }
 
@@ -298,12 +297,12 @@ func (p metaParams) describe(m *outgoing) {
 
 // checkResult fails a modern result whose resultType is not "complete". A
 // result without the field counts as complete (older servers).
-func checkResult(method string, raw json.RawMessage) error {
+func checkResult(method string, raw RawMessage) error {
 	rt := topString(raw, "resultType")
 	if rt == "" || rt == "complete" {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: the server answered with resultType %q, which this client does not support for this call", method, ErrIncompleteResult, rt)
+	return printf.Errorf("%s: %w: the server answered with resultType %q, which this client does not support for this call", method, ErrIncompleteResult, rt)
 }
 
 // topString returns the string member name of the JSON object res, which

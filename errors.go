@@ -1,11 +1,11 @@
 package mcplive
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 var (
@@ -49,9 +49,9 @@ const (
 
 // RPCError is an error response from the server. Use errors.As to get it.
 type RPCError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Code    int64      `json:"code"`
+	Message string     `json:"message"`
+	Data    RawMessage `json:"data,omitempty"`
 }
 
 func (e *RPCError) Error() string {
@@ -62,7 +62,7 @@ func (e *RPCError) Error() string {
 
 // protocolError wraps ErrProtocol with what was wrong.
 func protocolError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(format, args...))
+	return printf.Errorf("%w: %s", ErrProtocol, printf.Sprintf(format, args...))
 }
 
 // methodErr says that method failed with err, naming the method once:
@@ -71,7 +71,7 @@ func methodErr(method string, err error) error {
 	if err = namedFor(method, err); strings.HasPrefix(err.Error(), "mcplive: ") {
 		return err
 	}
-	return fmt.Errorf("mcplive: %w", err)
+	return printf.Errorf("mcplive: %w", err)
 }
 
 // namedFor prefixes err with method unless it names the method already
@@ -80,7 +80,7 @@ func namedFor(method string, err error) error {
 	if msg := strings.TrimPrefix(err.Error(), "mcplive: "); strings.HasPrefix(msg, method+":") {
 		return err
 	}
-	return fmt.Errorf("%s: %w", method, err)
+	return printf.Errorf("%s: %w", method, err)
 }
 
 // advised is err with advice for the person who reads it (what to check or

@@ -3,8 +3,9 @@ package mcplive
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // startHeartbeat pings the server every HeartbeatInterval; a ping without an
@@ -40,7 +41,7 @@ func (c *Client) startHeartbeat(sess *Session) {
 				default:
 				}
 				c.opts.Logger.Warn("mcplive: heartbeat failed; reconnecting", "err", err)
-				sess.abort(fmt.Errorf("%w: no answer to ping within %v", ErrClosed, c.opts.HeartbeatTimeout))
+				sess.abort(printf.Errorf("%w: no answer to ping within %v", ErrClosed, c.opts.HeartbeatTimeout))
 				return
 			}
 		}

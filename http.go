@@ -2,10 +2,7 @@ package mcplive
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Header names of the Streamable HTTP transport.
@@ -113,7 +111,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 	// for one check; fetch and net/http judge the rest of the URL.
 	scheme, rest, _ := strings.Cut(t.URL, "://")
 	if !(strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) || rest == "" || rest[0] == '/' {
-		return nil, fmt.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", t.URL)
+		return nil, printf.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", t.URL)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -307,12 +305,12 @@ func (m outgoing) what() string {
 func parseOutgoing(msg []byte) (outgoing, error) {
 	// By hand, as encoding/json would read them (jsonwire.go).
 	var env struct {
-		ID     json.RawMessage
+		ID     RawMessage
 		Method string
-		Params json.RawMessage
+		Params RawMessage
 	}
 	if err := jsontext.Decode(msg, "message", []jsontext.Field{{Name: "id", Dst: &env.ID}, {Name: "method", Dst: &env.Method}, {Name: "params", Dst: &env.Params}}); err != nil {
-		return outgoing{}, fmt.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
+		return outgoing{}, printf.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
 	}
 	m := outgoing{method: env.Method}
 	if env.Method != "" && len(env.ID) > 0 && string(env.ID) != "null" {
@@ -480,11 +478,11 @@ func (c *httpConn) writePost(p post) (err error) {
 		})
 	default:
 		resp.Body.Close()
-		what := fmt.Sprintf("Content-Type %q", resp.Header.Get("Content-Type"))
+		what := printf.Sprintf("Content-Type %q", resp.Header.Get("Content-Type"))
 		if resp.StatusCode == statusAccepted || resp.StatusCode == statusNoContent || resp.ContentLength == 0 {
-			what = fmt.Sprintf("%s and no body", resp.Status)
+			what = printf.Sprintf("%s and no body", resp.Status)
 		}
-		err := fmt.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
+		err := printf.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
 			ErrProtocol, m.method, what)
 		return c.dialErr(err, "is this URL an MCP endpoint?")
 	}
@@ -509,7 +507,7 @@ func (c *httpConn) legacy(m outgoing) bool {
 
 // cancelLater sends notifications/cancelled for request id, in the
 // background and bounded.
-func (c *httpConn) cancelLater(id json.RawMessage) {
+func (c *httpConn) cancelLater(id RawMessage) {
 	b, err := marshalJSON(map[string]any{
 		"jsonrpc": "2.0", "method": methods.NotifyCancelled,
 		"params": map[string]any{"requestId": id, "reason": "cancelled by the client"},
@@ -525,7 +523,7 @@ func (c *httpConn) cancelLater(id json.RawMessage) {
 }
 
 // track notes request id as in flight: Close cancels it on the server.
-func (c *httpConn) track(id json.RawMessage) {
+func (c *httpConn) track(id RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.inflight == nil {
@@ -536,7 +534,7 @@ func (c *httpConn) track(id json.RawMessage) {
 
 // settle notes that request id is no longer in flight: answered, given
 // up, or never sent.
-func (c *httpConn) settle(id json.RawMessage) {
+func (c *httpConn) settle(id RawMessage) {
 	if id == nil {
 		return
 	}
@@ -559,13 +557,13 @@ func (c *httpConn) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		if c.err == nil {
-			c.err = fmt.Errorf("%w by the client", ErrClosed)
+			c.err = printf.Errorf("%w by the client", ErrClosed)
 		}
 		c.queue.drop()
 		sid, expired, version := c.sessionID, c.expired, c.version
-		var inflight []json.RawMessage
+		var inflight []RawMessage
 		for id := range c.inflight {
-			inflight = append(inflight, json.RawMessage(id))
+			inflight = append(inflight, RawMessage(id))
 		}
 		c.mu.Unlock()
 		c.cancel()
@@ -649,7 +647,7 @@ func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoi
 		aerr := c.authError(resp, method)
 		resp.Body.Close()
 		if err := c.onUnauth(ctx, aerr); err != nil {
-			return nil, fmt.Errorf("%w (OnUnauthorized: %w)", aerr, err)
+			return nil, printf.Errorf("%w (OnUnauthorized: %w)", aerr, err)
 		}
 	}
 }
@@ -662,7 +660,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if c.token != nil {
 		tok, err := c.token(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)
+			return nil, printf.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)
 		}
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
@@ -719,7 +717,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 			resp.Body.Close()
 		}
 		acancel()
-		return nil, fmt.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
+		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
 	}
 	if err == nil {
 		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
@@ -739,24 +737,24 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		return nil, ctx.Err()
 	}
 	if errors.Is(err, errRedirect) {
-		return nil, c.dialErr(fmt.Errorf("%w: %s %s: %w", ErrProtocol, method, c.url, err), "")
+		return nil, c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, c.url, err), "")
 	}
 	hint := "is the server up and the URL right?"
 	if inBrowser() {
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
+		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
 	}
 	if method == methodGet {
 		// The event stream is optional: a proxy that allows POST only, a
 		// CORS refusal of GET, a redirect loop fail it alone (reopen).
-		return nil, withAdvice(fmt.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
+		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
 	cause := err
-	err = withAdvice(fmt.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
+	err = withAdvice(printf.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
 	c.fail(err)
 	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
 		// This request certainly never reached the server: its caller
@@ -822,19 +820,19 @@ func followRedirects(r *httpRequest, once func(url string) (*httpResponse, error
 		resp.Body.Close()
 		next, err := resolve(cur, loc)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the server redirected the %s to a bad URL %q: %v", errRedirect, r.Method, loc, err)
+			return nil, printf.Errorf("%w: the server redirected the %s to a bad URL %q: %v", errRedirect, r.Method, loc, err)
 		}
 		switch {
 		case !strings.EqualFold(originOf(next), originOf(cur)):
-			return nil, fmt.Errorf("%w: the server redirected the %s with %d to another origin, %s; mcplive does not follow it (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
+			return nil, printf.Errorf("%w: the server redirected the %s with %d to another origin, %s; mcplive does not follow it (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
 				errRedirect, r.Method, code, redactURL(next))
 		case code < 307 && r.Method != methodGet:
-			return nil, fmt.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
+			return nil, printf.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
 				errRedirect, r.Method, redactURL(next), code)
 		case slices.Contains(seen, next):
-			return nil, fmt.Errorf("%w: a redirect loop: %s → %s", errRedirect, strings.Join(mapStrings(seen, redactURL), " → "), redactURL(next))
+			return nil, printf.Errorf("%w: a redirect loop: %s → %s", errRedirect, strings.Join(mapStrings(seen, redactURL), " → "), redactURL(next))
 		case len(seen) > maxRedirects:
-			return nil, fmt.Errorf("%w: stopped after %d redirects (last to %s)", errRedirect, maxRedirects, redactURL(next))
+			return nil, printf.Errorf("%w: stopped after %d redirects (last to %s)", errRedirect, maxRedirects, redactURL(next))
 		}
 		seen = append(seen, next)
 		cur = next
@@ -928,5 +926,26 @@ func encodeHeaderValue(s string) string {
 	if plain {
 		return s
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+	b := append(make([]byte, 0, len("=?base64?")+(len(s)+2)/3*4+len("?=")), "=?base64?"...)
+	return string(append(appendBase64(b, s), "?="...))
+}
+
+// appendBase64 appends s in standard base64 with padding (RFC 4648 §4), as
+// base64.StdEncoding encodes it: the one base64 the wasm writes, without
+// package encoding/base64 and its tables in the wasm.
+func appendBase64(b []byte, s string) []byte {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for ; len(s) >= 3; s = s[3:] {
+		v := uint(s[0])<<16 | uint(s[1])<<8 | uint(s[2])
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], alphabet[v&63])
+	}
+	switch len(s) {
+	case 1:
+		v := uint(s[0]) << 16
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], '=', '=')
+	case 2:
+		v := uint(s[0])<<16 | uint(s[1])<<8
+		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], '=')
+	}
+	return b
 }

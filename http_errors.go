@@ -1,15 +1,14 @@
 package mcplive
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // The errors of the Streamable HTTP transport: what an HTTP status, a
@@ -20,7 +19,7 @@ func (c *httpConn) closedErr() error {
 	if err := c.failure(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w by the client", ErrClosed)
+	return printf.Errorf("%w by the client", ErrClosed)
 }
 
 // dialErr adds ErrDial to err while no message has been answered yet: the
@@ -32,7 +31,7 @@ func (c *httpConn) dialErr(err error, hint string) error {
 	if established {
 		return err
 	}
-	return withAdvice(fmt.Errorf("%w: %w", ErrDial, err), hint)
+	return withAdvice(printf.Errorf("%w: %w", ErrDial, err), hint)
 }
 
 // refused handles a POST answered with an HTTP error status.
@@ -72,7 +71,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 		// A browser hides a response header unless the server exposes it.
 		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}
-	return fmt.Errorf("mcplive: %s: %w", m.what(), herr)
+	return printf.Errorf("mcplive: %s: %w", m.what(), herr)
 }
 
 // sessionGone returns the error that ends the connection when resp is a
@@ -84,7 +83,7 @@ func (c *httpConn) sessionGone(resp *httpResponse) error {
 	if resp.StatusCode != statusNotFound || sid == "" {
 		return nil
 	}
-	err := fmt.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
+	err := printf.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
 	c.mu.Lock()
 	c.expired = true
 	c.mu.Unlock()
@@ -94,10 +93,10 @@ func (c *httpConn) sessionGone(resp *httpResponse) error {
 
 // jsonRPCErrorBody returns the error member of body when body is one
 // JSON-RPC error response.
-func jsonRPCErrorBody(body []byte) json.RawMessage {
+func jsonRPCErrorBody(body []byte) RawMessage {
 	var v struct {
 		JSONRPC string
-		Error   json.RawMessage
+		Error   RawMessage
 	}
 	if jsontext.Decode(body, "body", []jsontext.Field{{Name: "jsonrpc", Dst: &v.JSONRPC}, {Name: "error", Dst: &v.Error}}) != nil || v.JSONRPC != "2.0" || len(v.Error) == 0 || v.Error[0] != '{' {
 		return nil
@@ -357,21 +356,20 @@ type AuthError struct {
 }
 
 func (e *AuthError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "mcplive: %s refused the credentials (HTTP %d)", e.URL, e.StatusCode)
+	b := printf.Appendf(nil, "mcplive: %s refused the credentials (HTTP %d)", e.URL, e.StatusCode)
 	if e.Code != "" {
-		fmt.Fprintf(&b, ": %s", e.Code)
+		b = printf.Appendf(b, ": %s", e.Code)
 	}
 	if e.Description != "" {
-		fmt.Fprintf(&b, " (%s)", e.Description)
+		b = printf.Appendf(b, " (%s)", e.Description)
 	}
 	if e.ResourceMetadata != "" {
-		fmt.Fprintf(&b, "; authorization: see %s", e.ResourceMetadata)
+		b = printf.Appendf(b, "; authorization: see %s", e.ResourceMetadata)
 	}
 	if e.Scope != "" {
-		fmt.Fprintf(&b, "; scope %q", e.Scope)
+		b = printf.Appendf(b, "; scope %q", e.Scope)
 	}
-	return b.String()
+	return string(b)
 }
 
 func (e *AuthError) Unwrap() error { return e.err }
@@ -429,7 +427,7 @@ func (e *HTTPError) refusal() bool {
 }
 
 func (e *HTTPError) Error() string {
-	s := fmt.Sprintf("%s %s: the server answered %s", e.Method, e.URL, e.Status)
+	s := printf.Sprintf("%s %s: the server answered %s", e.Method, e.URL, e.Status)
 	if e.Body != "" {
 		s += ": " + strconv.Quote(e.Body)
 	}

@@ -1,7 +1,9 @@
 package mcplive
 
 import (
+	"encoding/base64"
 	"maps"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -24,6 +26,30 @@ func TestHTTPEncodeHeaderValue(t *testing.T) {
 		if got := encodeHeaderValue(in); got != want {
 			t.Errorf("encodeHeaderValue(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// appendBase64 writes what encoding/base64's StdEncoding writes, for every
+// length up to 64 bytes and every byte value.
+func TestHTTPAppendBase64(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n <= 64; n++ {
+		for range 50 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(r.UintN(256))
+			}
+			if got, want := string(appendBase64([]byte("x"), string(b))), "x"+base64.StdEncoding.EncodeToString(b); got != want {
+				t.Fatalf("appendBase64(%x) = %q; encoding/base64: %q", b, got, want)
+			}
+		}
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	if got, want := string(appendBase64(nil, string(all))), base64.StdEncoding.EncodeToString(all); got != want {
+		t.Fatalf("every byte: %q; encoding/base64: %q", got, want)
 	}
 }
 

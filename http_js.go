@@ -12,7 +12,6 @@ package mcplive
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsfetch"
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 func defaultRoundTripper() (roundTripper, func()) { return fetchTransport{}, nil }
@@ -35,7 +35,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 	// runtime of the whole page.
 	defer func() {
 		if r := recover(); r != nil {
-			resp, err = nil, fmt.Errorf("fetch %s: %v", req.URL, r)
+			resp, err = nil, printf.Errorf("fetch %s: %v", req.URL, r)
 		}
 	}()
 	if inBrowser() {
@@ -113,12 +113,12 @@ func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("fetch: %w", err)
+		return nil, printf.Errorf("fetch: %w", err)
 	}
 	if redirect == "follow" && result.Get("redirected").Truthy() {
 		if final := result.Get("url").String(); !strings.EqualFold(originOf(final), originOf(url)) {
 			abort()
-			return nil, fmt.Errorf("%w: the server redirected the %s to another origin, %s; mcplive does not take its answer (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
+			return nil, printf.Errorf("%w: the server redirected the %s to another origin, %s; mcplive does not take its answer (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
 				errRedirect, req.Method, redactURL(final))
 		}
 	}
@@ -277,7 +277,7 @@ func (b *fetchBody) cancel() {
 func (b *fetchBody) Read(p []byte) (n int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			n, err = 0, fmt.Errorf("read: %v", r)
+			n, err = 0, printf.Errorf("read: %v", r)
 			b.err = err
 		}
 	}()

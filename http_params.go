@@ -2,7 +2,6 @@ package mcplive
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -42,7 +41,7 @@ type toolParams struct {
 // the item (noteSlots), so it runs once per new or changed tool, and it
 // reads the schema only when the tool's bytes may hold a mark: the name
 // itself, or an escape (a "\u" could spell it).
-func toolParamsOf(tool json.RawMessage) *toolParams {
+func toolParamsOf(tool RawMessage) *toolParams {
 	if len(tool) == 0 {
 		return nil
 	}
@@ -253,7 +252,7 @@ func (c *httpConn) setParamHeaders(h Header, tool string, msg []byte) {
 	if table == nil || len((*table)[tool]) == 0 {
 		return
 	}
-	var arguments json.RawMessage
+	var arguments RawMessage
 	if jsontext.Decode(msg, "message", []jsontext.Field{{Name: "params", Dst: func(v []byte) error {
 		return jsontext.DecodeFields(v, "params", []jsontext.Field{{Name: "arguments", Dst: &arguments}})
 	}}}) != nil {

@@ -3,14 +3,13 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Reading the answers of the Streamable HTTP transport: a JSON body, or an
@@ -29,9 +28,9 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 		if ctx.Err() != nil {
 			return // the caller stopped waiting, or Close
 		}
-		c.lost(p, fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.method, err), 0)
+		c.lost(p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.method, err), 0)
 	case int64(len(b)) > c.limit:
-		c.failID(p.m.id, fmt.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.method, c.limit))
+		c.failID(p.m.id, printf.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.method, c.limit))
 	default:
 		c.settle(p.m.id) // answered before the caller can see it
 		c.enqueue(inbound{msg: b, forID: p.m.id, sole: true})
@@ -91,7 +90,7 @@ func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
 
 // failID fails request id (when it is one) with err: its answer cannot
 // come. The connection carries on.
-func (c *httpConn) failID(id json.RawMessage, err error) {
+func (c *httpConn) failID(id RawMessage, err error) {
 	if id == nil {
 		return
 	}
@@ -120,7 +119,7 @@ const (
 // that ends without its answer is lost (sent again where that is safe, or
 // failed).
 func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what string) {
-	var id json.RawMessage
+	var id RawMessage
 	if p != nil {
 		id = p.m.id
 	} else {
@@ -197,7 +196,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 			return
 		}
 		if errors.Is(err, errEventTooLarge) {
-			err := fmt.Errorf("%w: %s: %s", ErrProtocol, what, describeSSEError(err, c.limit))
+			err := printf.Errorf("%w: %s: %s", ErrProtocol, what, describeSSEError(err, c.limit))
 			if p != nil {
 				c.failID(id, err)
 				return
@@ -217,14 +216,14 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 		c.log.Info("mcplive: event stream ended", "stream", what, "why", describeSSEError(err, c.limit), "lastEventId", lastID)
 		if p != nil && (lastID == "" || !c.legacy(p.m)) {
 			if sr.broken() {
-				c.lost(*p, fmt.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err), 0)
+				c.lost(*p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err), 0)
 				return
 			}
 			why := "and gave no event id to resume it from"
 			if !c.legacy(p.m) {
 				why = "(2026-07-28 streams are not resumed)"
 			}
-			c.lost(*p, fmt.Errorf("%w: the event stream of %s ended without its answer %s (%s)", ErrProtocol, what, why, describeSSEError(err, c.limit)), 0)
+			c.lost(*p, printf.Errorf("%w: the event stream of %s ended without its answer %s (%s)", ErrProtocol, what, why, describeSSEError(err, c.limit)), 0)
 			return
 		}
 	}
@@ -233,7 +232,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 // readEvents queues the messages of one stream. It reports whether any
 // event came, and whether the response to request id came (the stream is
 // then done).
-func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage, answered func()) (progress, done bool, err error) {
+func (c *httpConn) readEvents(sr *sseReader, id RawMessage, answered func()) (progress, done bool, err error) {
 	for {
 		ev, err := sr.next()
 		if err != nil {
@@ -258,7 +257,7 @@ func (c *httpConn) readEvents(sr *sseReader, id json.RawMessage, answered func()
 // which may be a 26 KB list page, is then read once, by the read loop
 // (which also rejects what is not valid JSON-RPC; a message with both a
 // method and a result may pass here and fails there).
-func isResponseTo(msg []byte, id json.RawMessage) bool {
+func isResponseTo(msg []byte, id RawMessage) bool {
 	want := bytes.TrimSpace(id)
 	idOK, answered, is := false, false, false
 	jsontext.WalkMembersUntil(msg, func(key []byte, i int) bool {
@@ -288,7 +287,7 @@ func isResponseTo(msg []byte, id json.RawMessage) bool {
 // reopen waits and then sends the GET that (re)opens a stream. It returns
 // the open stream; or nil and an error worth another attempt; or nil, nil
 // when the stream is over (the cause is already dealt with).
-func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID string, retry time.Duration, failures int, opened bool) (*httpResponse, error) {
+func (c *httpConn) reopen(ctx context.Context, id RawMessage, what, lastID string, retry time.Duration, failures int, opened bool) (*httpResponse, error) {
 	if opened || failures > 0 {
 		base := reopenDelay
 		if retry > 0 {
@@ -311,7 +310,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 			// (a refused connection, an unknown host). The connection
 			// ends, as a dropped WebSocket does, and the client
 			// reconnects.
-			c.fail(fmt.Errorf("%s: %w: %w", what, ErrClosed, err))
+			c.fail(printf.Errorf("%s: %w: %w", what, ErrClosed, err))
 			return nil, nil
 		}
 		// The standalone stream is optional: its failure (a GET cut
@@ -327,7 +326,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		return resp, nil
 	case code >= 200 && code <= 299:
 		resp.Body.Close()
-		c.streamLost(id, what, fmt.Errorf("%w: the server answered the GET with Content-Type %q, not text/event-stream", ErrProtocol, resp.Header.Get("Content-Type")))
+		c.streamLost(id, what, printf.Errorf("%w: the server answered the GET with Content-Type %q, not text/event-stream", ErrProtocol, resp.Header.Get("Content-Type")))
 		return nil, nil
 	}
 	defer resp.Body.Close()
@@ -350,7 +349,7 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 		c.mu.Unlock()
 		return nil, nil
 	case isAuthChallenge(resp):
-		c.fail(fmt.Errorf("%s: %w", what, c.authError(resp, methodGet)))
+		c.fail(printf.Errorf("%s: %w", what, c.authError(resp, methodGet)))
 		return nil, nil
 	case code5xx(code):
 		if id == nil {
@@ -366,9 +365,9 @@ func (c *httpConn) reopen(ctx context.Context, id json.RawMessage, what, lastID 
 // streamLost gives a stream up: a request's stream fails its request; the
 // standalone stream ends with a warning (the session carries on, but
 // list changes arrive only with answers to requests).
-func (c *httpConn) streamLost(id json.RawMessage, what string, err error) {
+func (c *httpConn) streamLost(id RawMessage, what string, err error) {
 	if id != nil {
-		c.failID(id, fmt.Errorf("%w: the event stream of %s could not be resumed: %w", ErrClosed, what, err))
+		c.failID(id, printf.Errorf("%w: the event stream of %s could not be resumed: %w", ErrClosed, what, err))
 		return
 	}
 	c.log.Warn("mcplive: the standalone event stream is gone; list changes arrive only with answers to requests", "url", c.url, "err", err)
@@ -621,7 +620,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 func describeSSEError(err error, limit int64) string {
 	switch {
 	case errors.Is(err, errEventTooLarge):
-		return fmt.Sprintf("an event (or a line of one) is larger than the read limit of %d bytes", limit)
+		return printf.Sprintf("an event (or a line of one) is larger than the read limit of %d bytes", limit)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the stream ended inside an event (an event ends with an empty line)"
 	}

@@ -8,7 +8,6 @@ package mcplive
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
@@ -73,7 +72,7 @@ func (m *wireMessage) writeJSON(b *bytes.Buffer, esc bool) error {
 
 // writeRawField writes an omitempty json.RawMessage field: name (with its
 // comma and colon) and raw, or nothing when raw is empty.
-func writeRawField(b *bytes.Buffer, name string, raw json.RawMessage, esc bool) error {
+func writeRawField(b *bytes.Buffer, name string, raw RawMessage, esc bool) error {
 	if len(raw) == 0 {
 		return nil
 	}

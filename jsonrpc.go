@@ -3,9 +3,7 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,16 +11,17 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // wireMessage is any JSON-RPC 2.0 message as it travels.
 type wireMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *RPCError       `json:"error,omitempty"`
+	JSONRPC string     `json:"jsonrpc"`
+	ID      RawMessage `json:"id,omitempty"`
+	Method  string     `json:"method,omitempty"`
+	Params  RawMessage `json:"params,omitempty"`
+	Result  RawMessage `json:"result,omitempty"`
+	Error   *RPCError  `json:"error,omitempty"`
 
 	// arrived is when the read loop got a notification, on clock()
 	// (arrivedAt). Not a time.Time: encoding/json reflects on this type,
@@ -143,11 +142,11 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 		switch key {
 		case "jsonrpc":
 			if val[0] != '"' {
-				return fmt.Errorf(`"jsonrpc" is not a string`)
+				return printf.Errorf(`"jsonrpc" is not a string`)
 			}
 			m.JSONRPC = jsontext.Unquote(val)
 		case "id":
-			m.ID = json.RawMessage(val)
+			m.ID = RawMessage(val)
 		case "method":
 			switch val[0] {
 			case '"':
@@ -155,12 +154,12 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 			case 'n':
 				m.Method = ""
 			default:
-				return fmt.Errorf(`"method" is not a string`)
+				return printf.Errorf(`"method" is not a string`)
 			}
 		case "params":
-			m.Params = json.RawMessage(val)
+			m.Params = RawMessage(val)
 		case "result":
-			m.Result = json.RawMessage(val)
+			m.Result = RawMessage(val)
 		case "error":
 			m.Error = nil
 			if val[0] == 'n' {
@@ -168,7 +167,7 @@ func parseEnvelope(data []byte) (*wireMessage, error) {
 			}
 			var e RPCError
 			if err := decodeRPCError(val, &e); err != nil {
-				return fmt.Errorf(`bad "error": %v`, err)
+				return printf.Errorf(`bad "error": %v`, err)
 			}
 			m.Error = &e
 		}
@@ -246,7 +245,7 @@ func (m *wireMessage) validateResult() error {
 }
 
 // parseID returns the integer id of a response, or false.
-func parseID(raw json.RawMessage) (int64, bool) {
+func parseID(raw RawMessage) (int64, bool) {
 	id, err := strconv.ParseInt(string(raw), 10, 64)
 	return id, err == nil
 }
@@ -284,7 +283,7 @@ type rpcConn struct {
 
 // requestHandler answers one server→client request: its result, or an
 // error (an *RPCError is sent as it is, any other as -32603).
-type requestHandler func(ctx context.Context, params json.RawMessage) (any, error)
+type requestHandler func(ctx context.Context, params RawMessage) (any, error)
 
 // newRPCConn starts serving conn. Each notification is shown to observe
 // (when not nil) on the read loop, in order with the responses, then
@@ -326,7 +325,7 @@ func (c *rpcConn) Err() error {
 // Close's own caller), Close returns without waiting for it, and the
 // dispatcher ends once it has handled what arrived before the close.
 func (c *rpcConn) Close() error {
-	c.shutdown(fmt.Errorf("%w by the client", ErrClosed))
+	c.shutdown(printf.Errorf("%w by the client", ErrClosed))
 	c.wg.Wait()
 	if !c.inHandler.Load() {
 		<-c.dispatchDone
@@ -460,13 +459,13 @@ func (c *rpcConn) badMessage(in inbound, err error) {
 
 // salvageID reads what it can of a message that did not decode: its
 // integer id (a response to one of ours) and whether it names a method.
-func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
+func salvageID(msg []byte) (id RawMessage, hasID, hasMethod bool) {
 	msg = bytes.TrimPrefix(bytes.TrimLeft(msg, " \t\r\n"), []byte("\xEF\xBB\xBF"))
 	jsontext.WalkMembersUntil(msg, nil, func(key, val []byte) bool {
 		switch {
 		case jsontext.IsKey(key, "id"):
 			if _, ok := parseID(val); ok {
-				id, hasID = json.RawMessage(val), true
+				id, hasID = RawMessage(val), true
 			}
 		case jsontext.IsKey(key, "method"):
 			hasMethod = len(val) > 0 && val[0] == '"'
@@ -478,26 +477,26 @@ func salvageID(msg []byte) (id json.RawMessage, hasID, hasMethod bool) {
 
 // onlyPending returns the id of the one pending request, or nil when
 // there are none or several.
-func (c *rpcConn) onlyPending() json.RawMessage {
+func (c *rpcConn) onlyPending() RawMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.pending) != 1 {
 		return nil
 	}
 	for id := range c.pending {
-		return json.RawMessage(strconv.FormatInt(id, 10))
+		return RawMessage(strconv.FormatInt(id, 10))
 	}
 	return nil
 }
 
 // isIntID reports an integer id (the only kind this client sends).
-func isIntID(id json.RawMessage) bool {
+func isIntID(id RawMessage) bool {
 	_, ok := parseID(id)
 	return ok
 }
 
 // isPending reports whether request id is waiting for its response.
-func (c *rpcConn) isPending(id json.RawMessage) bool {
+func (c *rpcConn) isPending(id RawMessage) bool {
 	n, ok := parseID(id)
 	if !ok {
 		return false
@@ -510,7 +509,7 @@ func (c *rpcConn) isPending(id json.RawMessage) bool {
 
 // failPending fails the pending request id with err (a response that
 // carries a Go error); a request no longer pending is left alone.
-func (c *rpcConn) failPending(id json.RawMessage, err error) {
+func (c *rpcConn) failPending(id RawMessage, err error) {
 	n, ok := parseID(bytes.TrimSpace(id))
 	if !ok {
 		return
@@ -560,7 +559,7 @@ func (c *rpcConn) answer(m *wireMessage) {
 	}
 	resp := wireMessage{JSONRPC: "2.0", ID: m.ID}
 	if m.Method == methods.Ping {
-		resp.Result = json.RawMessage("{}")
+		resp.Result = RawMessage("{}")
 	} else {
 		c.log.Info("mcplive: answered an unsupported server request", "method", m.Method)
 		resp.Error = &RPCError{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}
@@ -643,7 +642,7 @@ func (c *rpcConn) serve(m *wireMessage, h requestHandler) {
 func safeHandle(ctx context.Context, h requestHandler, m *wireMessage) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("mcplive: the handler of %s panicked: %v", m.Method, p)
+			res, err = nil, printf.Errorf("mcplive: the handler of %s panicked: %v", m.Method, p)
 		}
 	}()
 	return h(ctx, m.Params)
@@ -651,8 +650,8 @@ func safeHandle(ctx context.Context, h requestHandler, m *wireMessage) (res any,
 
 // cancelServing ends the handler of the server request that a
 // notifications/cancelled from the server names.
-func (c *rpcConn) cancelServing(params json.RawMessage) {
-	var requestID json.RawMessage
+func (c *rpcConn) cancelServing(params RawMessage) {
+	var requestID RawMessage
 	if jsontext.Decode(params, "params", []jsontext.Field{{Name: "requestId", Dst: &requestID}}) != nil {
 		return
 	}
@@ -704,7 +703,7 @@ func (c *rpcConn) notifyWrite(ctx context.Context, method string, params any) er
 // the connection's request timeout, the request is cancelled with
 // notifications/cancelled and ctx's error returned (for the timeout:
 // context.DeadlineExceeded).
-func (c *rpcConn) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *rpcConn) call(ctx context.Context, method string, params any) (RawMessage, error) {
 	return c.result(c.exchange(ctx, method, params, c.timeout, nil, nil))
 }
 
@@ -712,12 +711,12 @@ func (c *rpcConn) call(ctx context.Context, method string, params any) (json.Raw
 // tells onID the request's id before the request is sent, so that what the
 // server sends about it (a listen stream's acknowledgment) can be matched to
 // it.
-func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
+func (c *rpcConn) callWith(ctx context.Context, method string, params any, onID func(int64)) (RawMessage, error) {
 	return c.result(c.exchange(ctx, method, params, 0, onID, nil))
 }
 
 // result checks a response's result.
-func (c *rpcConn) result(m *wireMessage, err error) (json.RawMessage, error) {
+func (c *rpcConn) result(m *wireMessage, err error) (RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -867,12 +866,12 @@ func (c *rpcConn) writeLater(b []byte, method string) {
 // says so and still matches ErrClosed.
 func connLost(reason error) error {
 	if reason == nil {
-		return fmt.Errorf("%w", ErrClosed)
+		return printf.Errorf("%w", ErrClosed)
 	}
 	if errors.Is(reason, ErrClosed) {
 		return reason
 	}
-	return fmt.Errorf("%w: %w", ErrClosed, reason)
+	return printf.Errorf("%w: %w", ErrClosed, reason)
 }
 
 // arrivedAt is when the read loop got m, on the package's one clock
@@ -899,7 +898,7 @@ type paramsDescriber interface {
 func describe(id *int64, method string, params any) outgoing {
 	m := outgoing{method: method}
 	if id != nil {
-		m.id = json.RawMessage(strconv.FormatInt(*id, 10))
+		m.id = RawMessage(strconv.FormatInt(*id, 10))
 	}
 	if d, ok := params.(paramsDescriber); ok {
 		d.describe(&m)
@@ -933,12 +932,12 @@ func marshalMessage(id *int64, method string, params any) ([]byte, error) {
 	case paramsWriter:
 		buf.WriteString(`,"params":`)
 		if err := p.writeParams(&buf); err != nil {
-			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
+			return nil, printf.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
 	default:
 		pb, err := marshalJSON(params)
 		if err != nil {
-			return nil, fmt.Errorf("mcplive: %s: encode params: %w", method, err)
+			return nil, printf.Errorf("mcplive: %s: encode params: %w", method, err)
 		}
 		buf.WriteString(`,"params":`)
 		buf.Write(pb)

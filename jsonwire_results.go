@@ -1,7 +1,6 @@
 package mcplive
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -43,7 +42,7 @@ func ptrField[T any](p **T, read func(v []byte, d *T) error) func([]byte) error 
 // decodeRawMap reads a JSON text into *m as encoding/json reads a
 // map[string]json.RawMessage: null makes it nil, each value is kept as
 // sent (a copy), a repeated key keeps its last value.
-func decodeRawMap(b []byte, m *map[string]json.RawMessage) error {
+func decodeRawMap(b []byte, m *map[string]RawMessage) error {
 	if err := jsontext.Check(b); err != nil {
 		return err
 	}
@@ -54,13 +53,13 @@ func decodeRawMap(b []byte, m *map[string]json.RawMessage) error {
 		return nil
 	case '{':
 	default:
-		return jsontext.TypeError(v, "map", "map[string]json.RawMessage")
+		return jsontext.TypeError(v, "map", "map[string]RawMessage")
 	}
 	if *m == nil {
-		*m = map[string]json.RawMessage{}
+		*m = map[string]RawMessage{}
 	}
 	_, err := jsontext.ForEachMember(v, func(key string, val []byte) error {
-		(*m)[key] = append(json.RawMessage(nil), val...)
+		(*m)[key] = append(RawMessage(nil), val...)
 		return nil
 	})
 	return err
@@ -161,7 +160,7 @@ func decodeContent(v []byte, c *Content) error {
 	if err := decodeContentFields(v, c); err != nil {
 		return err
 	}
-	c.Raw = append(json.RawMessage(nil), v...)
+	c.Raw = append(RawMessage(nil), v...)
 	return nil
 }
 
@@ -187,7 +186,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if err := decodeContentFields(b[jsontext.SkipWS(b, 0):], c); err != nil {
 		return err
 	}
-	c.Raw = append(json.RawMessage(nil), b...)
+	c.Raw = append(RawMessage(nil), b...)
 	return nil
 }
 
@@ -262,7 +261,7 @@ func decodeResult(res []byte, v any) error {
 }
 
 // decodeProgress reads the params of notifications/progress.
-func decodeProgress(params []byte, token *json.RawMessage, p *Progress) error {
+func decodeProgress(params []byte, token *RawMessage, p *Progress) error {
 	return jsontext.Decode(params, "params", []jsontext.Field{
 		{Name: "progressToken", Dst: token},
 		{Name: "progress", Dst: func(v []byte) error { return floatOrNull(v, "progress", &p.Progress) }},

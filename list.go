@@ -2,7 +2,6 @@ package mcplive
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -34,7 +33,7 @@ type Item interface {
 	// prompts, uri for resources, uriTemplate for templates.
 	Key() string
 	// RawJSON is the item exactly as the server sent it.
-	RawJSON() json.RawMessage
+	RawJSON() RawMessage
 }
 
 // Snapshot is one immutable state of a live list. Do not modify Items:

@@ -3,8 +3,6 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // The modern era's change feed. A server of 2026-07-28 "MUST NOT send
@@ -47,7 +46,7 @@ type listenStream struct {
 // listenFilter is a subscriptions/listen filter as sent and acknowledged:
 // "toolsListChanged", "promptsListChanged", "resourcesListChanged" (bool)
 // and "resourceSubscriptions" ([]string).
-type listenFilter map[string]json.RawMessage
+type listenFilter map[string]RawMessage
 
 func (f listenFilter) has(field string) bool { return string(f[field]) == "true" }
 
@@ -73,7 +72,7 @@ func decodeListenFilter(val []byte, f *listenFilter) error {
 		*f = listenFilter{}
 	}
 	_, err := jsontext.ForEachMember(val, func(key string, v []byte) error {
-		(*f)[key] = append(json.RawMessage(nil), v...)
+		(*f)[key] = append(RawMessage(nil), v...)
 		return nil
 	})
 	return err
@@ -83,7 +82,7 @@ func decodeListenFilter(val []byte, f *listenFilter) error {
 type ackParams struct {
 	Notifications listenFilter `json:"notifications"`
 	Meta          struct {
-		ID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		ID RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
 	} `json:"_meta"`
 }
 
@@ -104,7 +103,7 @@ func decodeAckParams(raw []byte, p *ackParams) error {
 // would write {"notifications": filter, "_meta": meta}, without it.
 type listenParams struct {
 	filter  map[string]any
-	meta    json.RawMessage
+	meta    RawMessage
 	version string // the protocol version meta names
 }
 
@@ -281,10 +280,10 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		if st.err != nil {
 			return nil, methodErr(methods.Listen, st.err)
 		}
-		return nil, fmt.Errorf("mcplive: %s: %w", methods.Listen, protocolError("the server ended the stream without acknowledging it"))
+		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, protocolError("the server ended the stream without acknowledging it"))
 	case <-ctx.Done():
 		st.stop()
-		return nil, fmt.Errorf("mcplive: %s: %w", methods.Listen, ctx.Err())
+		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, ctx.Err())
 	}
 }
 
@@ -379,7 +378,7 @@ func (s *Session) subscribeSend(ctx context.Context, uri string) error {
 		return err
 	}
 	if !s.ackedURI(uri) {
-		return fmt.Errorf("%s: %w (the server did not acknowledge updates of %s on subscriptions/listen)", methods.Subscribe, ErrUnsupported, uri)
+		return printf.Errorf("%s: %w (the server did not acknowledge updates of %s on subscriptions/listen)", methods.Subscribe, ErrUnsupported, uri)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package mcplive
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
@@ -47,7 +46,7 @@ type Options struct {
 	// OnNotification sees every server notification, in arrival order,
 	// on one goroutine that is not the read loop. It must not block long:
 	// notifications queue up behind it.
-	OnNotification func(method string, params json.RawMessage)
+	OnNotification func(method string, params RawMessage)
 	// OnLog receives notifications/message (see SetLoggingLevel), in order.
 	OnLog func(LogMessage)
 	// OnElicit answers a server's request for user input (elicitation,
@@ -95,7 +94,7 @@ type Options struct {
 // ttlMs of its pages, their cacheScope, and when its first page came).
 type Seed struct {
 	Kind     Kind
-	Items    json.RawMessage
+	Items    RawMessage
 	TTL      time.Duration
 	Scope    string
 	Received time.Time

@@ -321,6 +321,9 @@ func TestReadmeFuzzTargets(t *testing.T) {
 	internal, err := filepath.Glob("internal/*/*_test.go")
 	assertNoErr(t, err, "glob internal/*/*_test.go")
 	tests = append(tests, internal...)
+	commands, err := filepath.Glob("internal/cmd/*/*_test.go")
+	assertNoErr(t, err, "glob internal/cmd/*/*_test.go")
+	tests = append(tests, commands...)
 	var all strings.Builder
 	for _, f := range tests {
 		b, err := os.ReadFile(f)

@@ -3,9 +3,7 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Session is one initialized MCP connection. It does not reconnect and
@@ -78,7 +77,7 @@ func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, su
 	defer cancel()
 	s, err := openSession(octx, t, o, feed, subs, legacyFirst)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(octx), errOpeningTimeout) && !errors.Is(err, ErrDial) {
-		return nil, fmt.Errorf("mcplive: no answer within %v: %w (%w)", o.DialTimeout, ErrTimeout, ErrDial)
+		return nil, printf.Errorf("mcplive: no answer within %v: %w (%w)", o.DialTimeout, ErrTimeout, ErrDial)
 	}
 	return s, err
 }
@@ -89,7 +88,7 @@ var errOpeningTimeout = errors.New("the dial timeout expired")
 
 func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs, legacyFirst bool) (*Session, error) {
 	if v := o.ProtocolVersion; v != "" && !slices.Contains(modernVersions, v) && !slices.Contains(supportedVersions, v) {
-		return nil, fmt.Errorf("mcplive: Options.ProtocolVersion %q: this client speaks %s, %s", v, ModernVersion, strings.Join(supportedVersions, ", "))
+		return nil, printf.Errorf("mcplive: Options.ProtocolVersion %q: this client speaks %s, %s", v, ModernVersion, strings.Join(supportedVersions, ", "))
 	}
 	conn, err := t.Connect(ctx)
 	if err != nil {
@@ -128,7 +127,7 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 			if errors.Is(err, ErrDial) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w (%w)", err, ErrDial)
+			return nil, printf.Errorf("%w (%w)", err, ErrDial)
 		}
 	}
 	return s, nil
@@ -145,7 +144,7 @@ func (s *Session) initialize(ctx context.Context) error {
 	}
 	var res InitializeResult
 	if err := decodeInitializeResult(raw, &res); err != nil {
-		return fmt.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
+		return printf.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
 	}
 	res.Raw = raw
 	ok := false
@@ -155,7 +154,7 @@ func (s *Session) initialize(ctx context.Context) error {
 		}
 	}
 	if !ok {
-		return fmt.Errorf("mcplive: initialize: %w: the server speaks MCP %q, this client speaks %q (and accepts 2025-06-18, 2025-03-26)",
+		return printf.Errorf("mcplive: initialize: %w: the server speaks MCP %q, this client speaks %q (and accepts 2025-06-18, 2025-03-26)",
 			ErrProtocol, res.ProtocolVersion, ProtocolVersion)
 	}
 	s.init.Store(&res)
@@ -189,7 +188,7 @@ func (s *Session) Err() error { return s.rpc.Err() }
 // raw result; in the modern era a result that asks for input is fulfilled
 // (elicit.go) where the call allows it, and one that is not complete is an
 // error. Errors name the method.
-func (s *Session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (s *Session) request(ctx context.Context, method string, params any) (RawMessage, error) {
 	raw, err := s.requestRaw(ctx, method, params)
 	if p, ok := params.(map[string]any); ok && err == nil && s.modern && acceptsInput(method) {
 		raw, err = s.fulfil(ctx, method, p, raw)
@@ -205,10 +204,10 @@ func (s *Session) request(ctx context.Context, method string, params any) (json.
 
 // requestRaw is request without the check of the result's type, for a
 // caller that checks it itself (a list page).
-func (s *Session) requestRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (s *Session) requestRaw(ctx context.Context, method string, params any) (RawMessage, error) {
 	params, err := s.withMeta(params) // as it is in the legacy era
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, printf.Errorf("%s: %w", method, err)
 	}
 	return requestVia(ctx, s, method, params, s.rpc.call)
 }
@@ -243,7 +242,7 @@ func requestVia[R any](ctx context.Context, s *Session, method string, params an
 			// The request timeout, not a deadline of the caller's ctx
 			// (that one is reported as the caller's context error,
 			// below).
-			return none, fmt.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
+			return none, printf.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
 		}
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
@@ -257,10 +256,10 @@ func requestVia[R any](ctx context.Context, s *Session, method string, params an
 // requestLong sends a long-lived request: no request timeout bounds it
 // (a stream that lives as long as the session), ctx still cancels it, and
 // the server is then told with notifications/cancelled.
-func (s *Session) requestLong(ctx context.Context, method string, params any, onID func(int64)) (json.RawMessage, error) {
+func (s *Session) requestLong(ctx context.Context, method string, params any, onID func(int64)) (RawMessage, error) {
 	params, err := s.withMeta(params)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, printf.Errorf("%s: %w", method, err)
 	}
 	raw, err := s.rpc.callWith(ctx, method, params, onID)
 	if err != nil {
@@ -275,13 +274,13 @@ func (s *Session) requestLong(ctx context.Context, method string, params any, on
 
 // requestInto sends a request and decodes its result into v, keeping the
 // raw result in *raw when raw is not nil.
-func (s *Session) requestInto(ctx context.Context, method string, params, v any, raw *json.RawMessage) error {
+func (s *Session) requestInto(ctx context.Context, method string, params, v any, raw *RawMessage) error {
 	res, err := s.request(ctx, method, params)
 	if err != nil {
 		return err
 	}
 	if err := decodeResult(res, v); err != nil {
-		return fmt.Errorf("%s: %w", method, protocolError("bad result: %v", err))
+		return printf.Errorf("%s: %w", method, protocolError("bad result: %v", err))
 	}
 	if raw != nil {
 		*raw = res
@@ -292,7 +291,7 @@ func (s *Session) requestInto(ctx context.Context, method string, params, v any,
 // need checks a capability before a call; it fails without sending.
 func (s *Session) need(method string, ok bool, what string) error {
 	if !ok {
-		return fmt.Errorf("%s: %w (the server did not declare the %s capability)", method, ErrUnsupported, what)
+		return printf.Errorf("%s: %w (the server did not declare the %s capability)", method, ErrUnsupported, what)
 	}
 	return nil
 }
@@ -370,7 +369,7 @@ type progressEvent struct {
 func (s *Session) withProgress(params map[string]any, fn func(Progress), call func() error) error {
 	token, q := s.addProgress()
 	defer s.removeProgress(token)
-	params["_meta"] = map[string]any{"progressToken": json.RawMessage(token)}
+	params["_meta"] = map[string]any{"progressToken": RawMessage(token)}
 	var err error
 	go func() {
 		err = call()
@@ -547,7 +546,7 @@ func (s *Session) observe(m *wireMessage) {
 	if m.Method != methods.NotifyProgress {
 		return
 	}
-	var token json.RawMessage
+	var token RawMessage
 	var p Progress
 	if decodeProgress(m.Params, &token, &p) != nil {
 		return
@@ -704,7 +703,7 @@ func (p cursorParams) writeParams(b *bytes.Buffer) error {
 // writes them without encoding/json.
 type listParams struct {
 	cursor  *string
-	meta    json.RawMessage
+	meta    RawMessage
 	version string // the protocol version meta names
 }
 

@@ -2,10 +2,10 @@ package mcplive
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Transport opens connections that carry one JSON-RPC message per Read and
@@ -50,7 +50,7 @@ type sessionUpdater interface {
 // writes (describedWriter), so that the transport need not read the
 // message again.
 type outgoing struct {
-	id      json.RawMessage // a request's id; nil for notifications and responses
+	id      RawMessage // a request's id; nil for notifications and responses
 	method  string
 	version string // the protocol version in the request's _meta, if any
 	name    string // params.name or params.uri, for Mcp-Name
@@ -82,7 +82,7 @@ type inbound struct {
 	gap bool
 	// forID is the id of the request whose POST carried msg (its JSON
 	// body, or an event of its stream); nil on a standalone stream.
-	forID json.RawMessage
+	forID RawMessage
 	// sole: msg is the request's whole answer (a JSON body), which must
 	// be the response to it.
 	sole bool
@@ -129,7 +129,7 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	o := opts.withDefaults()
 	scheme, _, ok := strings.Cut(rawURL, "://")
 	if !ok {
-		return nil, fmt.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
+		return nil, printf.Errorf("mcplive: server URL %q has no scheme: use ws://, wss://, http:// or https://", rawURL)
 	}
 	switch strings.ToLower(scheme) {
 	case "ws", "wss":
@@ -137,7 +137,7 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	case "http", "https":
 		return newHTTPTransport(rawURL, o)
 	default:
-		return nil, fmt.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, scheme)
+		return nil, printf.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, scheme)
 	}
 }
 

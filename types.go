@@ -1,7 +1,7 @@
 package mcplive
 
 import (
-	"encoding/json"
+	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
 // Implementation describes an MCP client or server (schema "Implementation").
@@ -40,6 +40,13 @@ type ToolAnnotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
+// RawMessage is encoding/json's RawMessage: the same type (an alias), in
+// every build a Go program makes. Only the npm package's wasm, built with
+// GOOS=js and the tag mcplive_rawitems, has a []byte type of its own in its
+// place, with the same JSON behaviour (internal/jsontext, rawmessage_own.go),
+// so that encoding/json stays out of that wasm.
+type RawMessage = jsontext.RawMessage
+
 // ToolExecution holds execution-related properties of a tool.
 type ToolExecution struct {
 	TaskSupport string `json:"taskSupport,omitempty"`
@@ -51,13 +58,13 @@ type Tool struct {
 	Name         string           `json:"name"`
 	Title        string           `json:"title,omitempty"`
 	Description  string           `json:"description,omitempty"`
-	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	InputSchema  RawMessage       `json:"inputSchema,omitempty"`
+	OutputSchema RawMessage       `json:"outputSchema,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Execution    *ToolExecution   `json:"execution,omitempty"`
-	Meta         json.RawMessage  `json:"_meta,omitempty"`
-	Raw          json.RawMessage  `json:"-"`
+	Meta         RawMessage       `json:"_meta,omitempty"`
+	Raw          RawMessage       `json:"-"`
 
 	note any // what a transport read of it (transport.go, noteSlots)
 }
@@ -77,35 +84,35 @@ type Prompt struct {
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
 	Icons       []Icon           `json:"icons,omitempty"`
-	Meta        json.RawMessage  `json:"_meta,omitempty"`
-	Raw         json.RawMessage  `json:"-"`
+	Meta        RawMessage       `json:"_meta,omitempty"`
+	Raw         RawMessage       `json:"-"`
 }
 
 // Resource is one entry of resources/list.
 type Resource struct {
-	URI         string          `json:"uri"`
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	MIMEType    string          `json:"mimeType,omitempty"`
-	Size        *int64          `json:"size,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
-	Annotations *Annotations    `json:"annotations,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-	Raw         json.RawMessage `json:"-"`
+	URI         string       `json:"uri"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
+	Size        *int64       `json:"size,omitempty"`
+	Icons       []Icon       `json:"icons,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        RawMessage   `json:"_meta,omitempty"`
+	Raw         RawMessage   `json:"-"`
 }
 
 // ResourceTemplate is one entry of resources/templates/list.
 type ResourceTemplate struct {
-	URITemplate string          `json:"uriTemplate"`
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	MIMEType    string          `json:"mimeType,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
-	Annotations *Annotations    `json:"annotations,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-	Raw         json.RawMessage `json:"-"`
+	URITemplate string       `json:"uriTemplate"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
+	Icons       []Icon       `json:"icons,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	Meta        RawMessage   `json:"_meta,omitempty"`
+	Raw         RawMessage   `json:"-"`
 }
 
 // Key returns the tool's name, its identity within the list.
@@ -121,22 +128,22 @@ func (r Resource) Key() string { return r.URI }
 func (r ResourceTemplate) Key() string { return r.URITemplate }
 
 // RawJSON returns the item exactly as the server sent it.
-func (t Tool) RawJSON() json.RawMessage { return t.Raw }
+func (t Tool) RawJSON() RawMessage { return t.Raw }
 
 // RawJSON returns the item exactly as the server sent it.
-func (p Prompt) RawJSON() json.RawMessage { return p.Raw }
+func (p Prompt) RawJSON() RawMessage { return p.Raw }
 
 // RawJSON returns the item exactly as the server sent it.
-func (r Resource) RawJSON() json.RawMessage { return r.Raw }
+func (r Resource) RawJSON() RawMessage { return r.Raw }
 
 // RawJSON returns the item exactly as the server sent it.
-func (r ResourceTemplate) RawJSON() json.RawMessage { return r.Raw }
+func (r ResourceTemplate) RawJSON() RawMessage { return r.Raw }
 
 // setRaw is called once per decoded item (a re-list reuses unchanged ones).
-func (t *Tool) setRaw(raw json.RawMessage)             { t.Raw = raw }
-func (p *Prompt) setRaw(raw json.RawMessage)           { p.Raw = raw }
-func (r *Resource) setRaw(raw json.RawMessage)         { r.Raw = raw }
-func (r *ResourceTemplate) setRaw(raw json.RawMessage) { r.Raw = raw }
+func (t *Tool) setRaw(raw RawMessage)             { t.Raw = raw }
+func (p *Prompt) setRaw(raw RawMessage)           { p.Raw = raw }
+func (r *Resource) setRaw(raw RawMessage)         { r.Raw = raw }
+func (r *ResourceTemplate) setRaw(raw RawMessage) { r.Raw = raw }
 
 // Content is one content block (text, image, audio, resource_link or
 // resource). Only the fields of its Type are set; Raw has the block as sent.
@@ -149,28 +156,28 @@ type Content struct {
 	Name        string            `json:"name,omitempty"` // resource_link
 	Resource    *ResourceContents `json:"resource,omitempty"`
 	Annotations *Annotations      `json:"annotations,omitempty"`
-	Meta        json.RawMessage   `json:"_meta,omitempty"`
-	Raw         json.RawMessage   `json:"-"`
+	Meta        RawMessage        `json:"_meta,omitempty"`
+	Raw         RawMessage        `json:"-"`
 }
 
 // ResourceContents is the content of a resource: Text for text resources,
 // Blob (base64) for binary ones.
 type ResourceContents struct {
-	URI      string          `json:"uri"`
-	MIMEType string          `json:"mimeType,omitempty"`
-	Text     *string         `json:"text,omitempty"`
-	Blob     *string         `json:"blob,omitempty"`
-	Meta     json.RawMessage `json:"_meta,omitempty"`
+	URI      string     `json:"uri"`
+	MIMEType string     `json:"mimeType,omitempty"`
+	Text     *string    `json:"text,omitempty"`
+	Blob     *string    `json:"blob,omitempty"`
+	Meta     RawMessage `json:"_meta,omitempty"`
 }
 
 // CallToolResult is the result of tools/call. A tool that failed reports
 // IsError with the reason in Content; that is not a Go error.
 type CallToolResult struct {
-	Content           []Content       `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-	Meta              json.RawMessage `json:"_meta,omitempty"`
-	Raw               json.RawMessage `json:"-"`
+	Content           []Content  `json:"content"`
+	StructuredContent RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool       `json:"isError,omitempty"`
+	Meta              RawMessage `json:"_meta,omitempty"`
+	Raw               RawMessage `json:"-"`
 }
 
 // PromptMessage is one message of a prompt.
@@ -183,15 +190,15 @@ type PromptMessage struct {
 type GetPromptResult struct {
 	Description string          `json:"description,omitempty"`
 	Messages    []PromptMessage `json:"messages"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-	Raw         json.RawMessage `json:"-"`
+	Meta        RawMessage      `json:"_meta,omitempty"`
+	Raw         RawMessage      `json:"-"`
 }
 
 // ReadResourceResult is the result of resources/read.
 type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
-	Meta     json.RawMessage    `json:"_meta,omitempty"`
-	Raw      json.RawMessage    `json:"-"`
+	Meta     RawMessage         `json:"_meta,omitempty"`
+	Raw      RawMessage         `json:"-"`
 	// Retried reports a result of a retried request (inputResponses,
 	// requestState: 2026-07-28), which must never be cached.
 	Retried bool `json:"-"`
@@ -230,7 +237,7 @@ type CompleteResult struct {
 		Total   *int     `json:"total,omitempty"`
 		HasMore bool     `json:"hasMore,omitempty"`
 	} `json:"completion"`
-	Raw json.RawMessage `json:"-"`
+	Raw RawMessage `json:"-"`
 }
 
 // ServerCapabilities are what the server declared in its initialize result.
@@ -238,10 +245,10 @@ type ServerCapabilities struct {
 	Tools        *ListCapability     `json:"tools,omitempty"`
 	Prompts      *ListCapability     `json:"prompts,omitempty"`
 	Resources    *ResourceCapability `json:"resources,omitempty"`
-	Logging      json.RawMessage     `json:"logging,omitempty"`
-	Completions  json.RawMessage     `json:"completions,omitempty"`
-	Tasks        json.RawMessage     `json:"tasks,omitempty"`
-	Experimental json.RawMessage     `json:"experimental,omitempty"`
+	Logging      RawMessage          `json:"logging,omitempty"`
+	Completions  RawMessage          `json:"completions,omitempty"`
+	Tasks        RawMessage          `json:"tasks,omitempty"`
+	Experimental RawMessage          `json:"experimental,omitempty"`
 }
 
 // ListCapability is the tools or prompts capability.
@@ -261,7 +268,7 @@ type InitializeResult struct {
 	Capabilities    ServerCapabilities `json:"capabilities"`
 	ServerInfo      Implementation     `json:"serverInfo"`
 	Instructions    string             `json:"instructions,omitempty"`
-	Raw             json.RawMessage    `json:"-"`
+	Raw             RawMessage         `json:"-"`
 }
 
 // Progress is one notifications/progress for a request.
@@ -273,7 +280,7 @@ type Progress struct {
 
 // LogMessage is one notifications/message from the server.
 type LogMessage struct {
-	Level  string          `json:"level"`
-	Logger string          `json:"logger,omitempty"`
-	Data   json.RawMessage `json:"data"`
+	Level  string     `json:"level"`
+	Logger string     `json:"logger,omitempty"`
+	Data   RawMessage `json:"data"`
 }

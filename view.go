@@ -1,7 +1,6 @@
 package mcplive
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -21,7 +20,7 @@ type ListView interface {
 type Entries interface {
 	Len() int
 	Key(i int) string
-	RawJSON(i int) json.RawMessage
+	RawJSON(i int) RawMessage
 }
 
 // ViewSnapshot is Snapshot for a ListView.
@@ -45,9 +44,9 @@ type ViewUpdate struct {
 // entries views a slice of items as Entries without copying it.
 type entries[T Item] []T
 
-func (e entries[T]) Len() int                      { return len(e) }
-func (e entries[T]) Key(i int) string              { return e[i].Key() }
-func (e entries[T]) RawJSON(i int) json.RawMessage { return e[i].RawJSON() }
+func (e entries[T]) Len() int                 { return len(e) }
+func (e entries[T]) Key(i int) string         { return e[i].Key() }
+func (e entries[T]) RawJSON(i int) RawMessage { return e[i].RawJSON() }
 
 func (e entries[T]) note(i int) *any {
 	if t, ok := any(&e[i]).(*Tool); ok {

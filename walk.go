@@ -3,14 +3,13 @@ package mcplive
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 	"unsafe"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // listRaw walks every page of a list and hands onPage, in order, the
@@ -44,7 +43,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 	var cursor *string
 	for page := 1; ; page++ {
 		if page > s.opts.MaxPages {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
+			return nil, printf.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
 		}
 		res, err := s.requestPage(ctx, spec.method, cursor, hand)
 		if pageErr != nil {
@@ -59,10 +58,10 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		}
 		items, next, info, err := parseListPage(res.Result, res.index, spec.field)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
+			return nil, printf.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
 		}
 		if s.modern && info.resultType != "" && info.resultType != "complete" {
-			return nil, fmt.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
+			return nil, printf.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
 		}
 		if page == 1 {
 			// Every page of the walk came at or after this: the list is
@@ -82,7 +81,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 			return hint, nil
 		}
 		if seen[*next] {
-			return nil, fmt.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
+			return nil, printf.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
 		}
 		seen[*next] = true
 		cursor = next
@@ -152,7 +151,7 @@ func (b *build[T, PT]) grow(n int) { b.out = make([]T, 0, n) }
 func (b *build[T, PT]) addPage(page []byte, n int) (bool, error) {
 	base := len(b.out)
 	tail := b.out[base:base]
-	if err := json.Unmarshal(page, &tail); err != nil || len(tail) != n {
+	if err := unmarshalJSON(page, &tail); err != nil || len(tail) != n {
 		return false, err
 	}
 	// tail was decoded in place, in the spare capacity (json reuses a
@@ -167,10 +166,10 @@ func (b *build[T, PT]) addPage(page []byte, n int) (bool, error) {
 
 func (b *build[T, PT]) add(raw []byte) (string, error) {
 	var it T
-	if err := json.Unmarshal(raw, &it); err != nil {
+	if err := unmarshalJSON(raw, &it); err != nil {
 		return "", err
 	}
-	PT(&it).setRaw(json.RawMessage(raw))
+	PT(&it).setRaw(RawMessage(raw))
 	b.out = append(b.out, it)
 	return it.Key(), nil
 }
@@ -178,7 +177,7 @@ func (b *build[T, PT]) add(raw []byte) (string, error) {
 func (b *build[T, PT]) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
 
 func (b *build[T, PT]) setRaw(i int, raw []byte) (string, error) {
-	PT(&b.out[i]).setRaw(json.RawMessage(raw))
+	PT(&b.out[i]).setRaw(RawMessage(raw))
 	return b.out[i].Key(), nil
 }
 
@@ -187,7 +186,7 @@ func (b *build[T, PT]) items() itemSlice { return entries[T](b.out) }
 // rawSetter is *T for an Item T: its raw JSON can be set.
 type rawSetter[T Item] interface {
 	*T
-	setRaw(json.RawMessage)
+	setRaw(RawMessage)
 }
 
 // decodeItems decodes the items arrays of a walk's pages into b, keeping
@@ -210,18 +209,18 @@ func decodeItems(spec kindSpec, pages []listPage, b builder) error {
 			// Find the item at fault, for the error text.
 			for i, raw := range page.items {
 				if _, err := b.add(raw); err != nil {
-					return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+					return printf.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
 				}
 			}
-			return fmt.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
+			return printf.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
 		}
 		for i, raw := range page.items {
 			key, err := b.setRaw(base+i, raw)
 			if err != nil {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+				return printf.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
 			}
 			if key == "" {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, jsontext.Snippet(raw)))
+				return printf.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, jsontext.Snippet(raw)))
 			}
 		}
 		base += len(page.items)
@@ -234,7 +233,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 	if page.array {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
+	return printf.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
 }
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
@@ -349,10 +348,10 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 			from = next
 			key, err := b.add(raw)
 			if err != nil {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
+				return printf.Errorf("%s: %w", method, protocolError("item %d: %v", count, err))
 			}
 			if key == "" {
-				return fmt.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, jsontext.Snippet(raw)))
+				return printf.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", count, spec.key, jsontext.Snippet(raw)))
 			}
 			count++
 		}
@@ -427,7 +426,7 @@ func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, n
 		switch {
 		case isItems && page.array:
 			// The first array's items were not validated (see above).
-			return listPage{}, nil, info, fmt.Errorf("the member %q appears twice", field)
+			return listPage{}, nil, info, printf.Errorf("the member %q appears twice", field)
 		case isItems:
 			page = listPage{raw: jsontext.Ref(m.val[:len(m.val):len(m.val)]), items: m.items, array: true}
 		default:
@@ -481,7 +480,7 @@ func readResultObject(res []byte) (*resultIndex, error) {
 	}
 	idx, end, err := indexResult(res, i, 1)
 	if err == nil && jsontext.SkipWS(res, end) != len(res) {
-		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
+		err = printf.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
 	}
 	return idx, err
 }
@@ -496,17 +495,17 @@ func readResultObject(res []byte) (*resultIndex, error) {
 // rawItem is an item of a RawItems list.
 type rawItem struct {
 	key  string
-	raw  json.RawMessage
+	raw  RawMessage
 	note any // what a transport read of it (transport.go, noteSlots)
 }
 
 // rawEntries is the itemSlice of a RawItems list.
 type rawEntries []rawItem
 
-func (e rawEntries) Len() int                      { return len(e) }
-func (e rawEntries) Key(i int) string              { return e[i].key }
-func (e rawEntries) RawJSON(i int) json.RawMessage { return e[i].raw }
-func (e rawEntries) note(i int) *any               { return &e[i].note }
+func (e rawEntries) Len() int                 { return len(e) }
+func (e rawEntries) Key(i int) string         { return e[i].key }
+func (e rawEntries) RawJSON(i int) RawMessage { return e[i].raw }
+func (e rawEntries) note(i int) *any          { return &e[i].note }
 
 func (e rawEntries) pick(idx []int) itemSlice {
 	if len(idx) == 0 {
@@ -528,8 +527,8 @@ func decodeRaw[T Item](e rawEntries) []T {
 	}
 	out := make([]T, len(e))
 	for i := range e {
-		_ = json.Unmarshal(e[i].raw, &out[i])
-		if s, ok := any(&out[i]).(interface{ setRaw(json.RawMessage) }); ok {
+		_ = unmarshalJSON(e[i].raw, &out[i])
+		if s, ok := any(&out[i]).(interface{ setRaw(RawMessage) }); ok {
 			s.setRaw(e[i].raw)
 		}
 	}
@@ -572,7 +571,7 @@ func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]..
 // raw is not an object or its key member is not a string, which the walk
 // reports as an item without a key.
 func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
-	it := rawItem{raw: json.RawMessage(raw)}
+	it := rawItem{raw: RawMessage(raw)}
 	if len(raw) == 0 || raw[0] != '{' {
 		return "", jsontext.Check(raw)
 	}
@@ -583,7 +582,7 @@ func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
 		return nil
 	})
 	if err == nil && end != len(raw) {
-		err = fmt.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
+		err = printf.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
 	}
 	if err != nil {
 		return "", err

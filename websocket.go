@@ -3,12 +3,12 @@ package mcplive
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // Close codes this package uses. Browsers accept only 1000 and 3000–4999 from
@@ -37,7 +37,7 @@ type WebSocketTransport struct {
 // Connect dials t.URL.
 func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	if !strings.HasPrefix(t.URL, "ws://") && !strings.HasPrefix(t.URL, "wss://") {
-		return nil, fmt.Errorf("mcplive: dial %q: a WebSocket URL starts with ws:// or wss://", t.URL)
+		return nil, printf.Errorf("mcplive: dial %q: a WebSocket URL starts with ws:// or wss://", t.URL)
 	}
 	timeout := t.DialTimeout
 	if timeout <= 0 {
@@ -52,12 +52,12 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	c, err := dialWebSocket(dctx, t.URL)
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", t.URL, timeout, ErrTimeout, ErrDial)
+			return nil, printf.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", t.URL, timeout, ErrTimeout, ErrDial)
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
+			return nil, printf.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
 		}
-		derr := withAdvice(fmt.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
+		derr := withAdvice(printf.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
 		return nil, probeFailedDial(dctx, t.URL, derr)
 	}
 	// The library's own limit closes with 1009, which browsers refuse (and
@@ -74,7 +74,7 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 func dialWebSocket(ctx context.Context, url string) (c *websocket.Conn, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("this JavaScript environment has no WebSocket (Node 20 needs --experimental-websocket): %v", r)
+			err = printf.Errorf("this JavaScript environment has no WebSocket (Node 20 needs --experimental-websocket): %v", r)
 		}
 	}()
 	c, _, err = websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"mcp"}})
@@ -101,16 +101,16 @@ func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
 	}
 	if int64(len(data)) > w.limit {
 		w.planClose(closeMessageLarge, "message too big")
-		return nil, fmt.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
+		return nil, printf.Errorf("%w: message larger than the read limit of %d bytes", ErrProtocol, w.limit)
 	}
 	return data, nil
 }
 
 func (w *wsConn) readErr(err error) error {
 	if cs := websocket.CloseStatus(err); cs != -1 {
-		return fmt.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
+		return printf.Errorf("%w: server closed the connection with code %d", ErrClosed, cs)
 	}
-	return fmt.Errorf("%w: %v", ErrClosed, err)
+	return printf.Errorf("%w: %v", ErrClosed, err)
 }
 
 // planClose sets the code and reason of the coming Close. A violation
@@ -137,7 +137,7 @@ func (w *wsConn) Write(ctx context.Context, msg []byte) error {
 		return err
 	}
 	if err := w.writeMessage(ctx, msg); err != nil {
-		return fmt.Errorf("%w: write: %v", ErrClosed, err)
+		return printf.Errorf("%w: write: %v", ErrClosed, err)
 	}
 	return nil
 }

@@ -252,6 +252,11 @@ function buildPackage(name, rev) {
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
+  // As build.sh: the data segments merged (internal/cmd/wasmmerge), where
+  // the revision has the pass.
+  if (fs.existsSync(path.join(dir, "internal", "cmd", "wasmmerge"))) {
+    execFileSync(GO, ["run", "./internal/cmd/wasmmerge", "-q", out], { cwd: dir, stdio: "inherit" });
+  }
   fs.chmodSync(out, 0o644);
   const goroot = execFileSync(GO, ["env", "GOROOT"], { encoding: "utf8" }).trim();
   fs.copyFileSync(path.join(goroot, "lib", "wasm", "wasm_exec.js"), path.join(js, "wasm_exec.js"));

@@ -5,12 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // globalName is where main leaves the API for the JS loader.
@@ -90,12 +90,12 @@ func (b *bridge) connect(args []safejs.Value) any {
 	taken := b.clients[id] != nil
 	b.mu.Unlock()
 	if id <= 0 || taken {
-		return rejected(fmt.Errorf("connect: %w: client id %d is not new", errArgs, id))
+		return rejected(printf.Errorf("connect: %w: client id %d is not new", errArgs, id))
 	}
 
 	opts, headers, err := parseOptions(optsValue)
 	if err != nil {
-		return rejected(fmt.Errorf("connect: %w: options: %v", errArgs, err))
+		return rejected(printf.Errorf("connect: %w: options: %v", errArgs, err))
 	}
 	t, err := mcplive.NewTransport(url, opts)
 	if err != nil {
@@ -145,13 +145,13 @@ func (b *bridge) call(args []safejs.Value) any {
 
 	o, ok := opNamed(name)
 	if !ok {
-		return rejected(fmt.Errorf("%w: unknown operation %q", errArgs, name))
+		return rejected(printf.Errorf("%w: unknown operation %q", errArgs, name))
 	}
 	b.mu.Lock()
 	cl := b.clients[id]
 	b.mu.Unlock()
 	if cl == nil {
-		return rejected(fmt.Errorf("%s: %w (the client is closed)", o.method, mcplive.ErrClosed))
+		return rejected(printf.Errorf("%s: %w (the client is closed)", o.method, mcplive.ErrClosed))
 	}
 	ctx, cancel := b.begin(reqID, context.Background())
 	return promise(name, func() (any, error) {
@@ -171,7 +171,7 @@ func (b *bridge) call(args []safejs.Value) any {
 			// context's deadline, as Go words it.
 			err = timeoutError(o.method, ms(timeoutMs))
 		case !strings.HasPrefix(jsMessage(err), o.method):
-			err = fmt.Errorf("%s: %w", o.method, err) // say which call failed
+			err = printf.Errorf("%s: %w", o.method, err) // say which call failed
 		}
 		return v, err
 	})

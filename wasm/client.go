@@ -5,12 +5,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 
 	"github.com/mcplive/mcplive"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // client is one open mcplive.Client and what JS holds of it: its hooks,
@@ -129,7 +129,7 @@ func (cl *client) subscribe(ctx context.Context, uri string) (any, error) {
 	cl.mu.Unlock()
 	if closed {
 		unsub(context.Background())
-		return nil, fmt.Errorf("%s: %w (the client is closed)", methods.Subscribe, mcplive.ErrClosed)
+		return nil, printf.Errorf("%s: %w (the client is closed)", methods.Subscribe, mcplive.ErrClosed)
 	}
 	return strconv.Itoa(id), nil
 }

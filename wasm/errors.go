@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -21,10 +20,10 @@ import (
 // list messages; js/src/errors.js builds the Error (in JS, so its stack is
 // JS frames, not wasm ones).
 type errorInfo struct {
-	Name    string          `json:"name"`
-	Message string          `json:"message"`
-	Code    *int64          `json:"code,omitempty"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Name    string             `json:"name"`
+	Message string             `json:"message"`
+	Code    *int64             `json:"code,omitempty"`
+	Data    mcplive.RawMessage `json:"data,omitempty"`
 	// An AuthError's: the HTTP status and the challenge's parameters.
 	Status           int    `json:"status,omitempty"`
 	ResourceMetadata string `json:"resourceMetadata,omitempty"`

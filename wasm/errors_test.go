@@ -139,11 +139,11 @@ func TestHTTPErrors(t *testing.T) {
 func TestWireMarshal(t *testing.T) {
 	code := int64(-32002)
 	values := []any{
-		describe(fmt.Errorf("x: %w", &mcplive.RPCError{Code: -32002, Message: "<gone> & \u2028", Data: json.RawMessage(` {"uri" : "file:///a"} `)})),
+		describe(fmt.Errorf("x: %w", &mcplive.RPCError{Code: -32002, Message: "<gone> & \u2028", Data: mcplive.RawMessage(` {"uri" : "file:///a"} `)})),
 		&errorInfo{Name: "AuthError", Message: "m", Status: 401, ResourceMetadata: "https://a/.well-known", Scope: "read write", WWWAuthenticate: `Bearer realm="x"`, Error: "insufficient_scope", ErrorDescription: "needs \"write\""},
 		&errorInfo{Name: "Error", Message: "bad \xff byte", Code: &code},
 		(*errorInfo)(nil),
-		mcplive.LogMessage{Level: "info", Logger: "l<", Data: json.RawMessage(`[1, "x"]`)},
+		mcplive.LogMessage{Level: "info", Logger: "l<", Data: mcplive.RawMessage(`[1, "x"]`)},
 		mcplive.Progress{Progress: 1e-7, Total: 1e21, Message: "half"},
 		map[string]any{"msg": "connect", "attempt": 2, "ok": true, "n": int64(-3), "u": uint64(7), "f": 0.25},
 	}

@@ -3,13 +3,12 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"runtime/debug"
+	"runtime"
 	"sync"
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/printf"
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
@@ -116,7 +115,7 @@ func (h *hooks) log(m mcplive.LogMessage) {
 	invoke(h.logFn, string(b))
 }
 
-func (h *hooks) notification(method string, params json.RawMessage) {
+func (h *hooks) notification(method string, params mcplive.RawMessage) {
 	defer recoverHook("notification")
 	if len(params) == 0 {
 		invoke(h.notificationFn, method)
@@ -154,9 +153,22 @@ func recoverHook(name string) {
 // reportPanic logs a recovered panic with its stack to the console and
 // returns the error that rejects the caller's Promise.
 func reportPanic(name string, p any) error {
-	err := fmt.Errorf("internal error in %s (please report it at https://github.com/mcplive/mcplive/issues): %v", name, p)
-	consoleError(err.Error() + "\n" + string(debug.Stack()))
+	err := printf.Errorf("internal error in %s (please report it at https://github.com/mcplive/mcplive/issues): %v", name, p)
+	consoleError(err.Error() + "\n" + string(stack()))
 	return err
+}
+
+// stack is runtime/debug.Stack, without runtime/debug (which links fmt
+// and os into the wasm).
+func stack() []byte {
+	buf := make([]byte, 1024)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // consoleError reports to the JS console; it is how a recovered panic or a

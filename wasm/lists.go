@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -332,7 +331,7 @@ func seqOf(prev, cur, added, changed, removed mcplive.Entries) (seq, removedAt [
 	if nFresh > 0 {
 		fresh = make(map[*byte]int, nFresh)
 		for k := range nFresh {
-			var raw json.RawMessage
+			var raw mcplive.RawMessage
 			if k < nAdded {
 				raw = added.RawJSON(k)
 			} else {
@@ -345,7 +344,7 @@ func seqOf(prev, cur, added, changed, removed mcplive.Entries) (seq, removedAt [
 		}
 	}
 	var index map[*byte]int // first byte of prev's raw JSON → position
-	find := func(raw json.RawMessage, from int) int {
+	find := func(raw mcplive.RawMessage, from int) int {
 		for j := from; j < n && j < from+lookAhead; j++ {
 			if sameItem(prev.RawJSON(j), raw) {
 				return j
@@ -426,6 +425,6 @@ func seqOf(prev, cur, added, changed, removed mcplive.Entries) (seq, removedAt [
 const lookAhead = 8
 
 // sameItem reports whether a and b are the same raw JSON in memory.
-func sameItem(a, b json.RawMessage) bool {
+func sameItem(a, b mcplive.RawMessage) bool {
 	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }

@@ -16,8 +16,8 @@ import (
 // fakeEntries is Entries over a slice of raw items keyed by "name".
 type fakeEntries []string
 
-func (e fakeEntries) Len() int                      { return len(e) }
-func (e fakeEntries) RawJSON(i int) json.RawMessage { return json.RawMessage(e[i]) }
+func (e fakeEntries) Len() int                         { return len(e) }
+func (e fakeEntries) RawJSON(i int) mcplive.RawMessage { return mcplive.RawMessage(e[i]) }
 func (e fakeEntries) Key(i int) string {
 	var v struct{ Name string }
 	json.Unmarshal([]byte(e[i]), &v)
@@ -58,7 +58,7 @@ func TestListMsgEncode(t *testing.T) {
 		},
 		{
 			listMsg{Kind: mcplive.KindResourceTemplates, Status: mcplive.StatusError,
-				Error: &errorInfo{Name: "RPCError", Message: "x", Code: &code, Data: json.RawMessage(`{"a":1}`)},
+				Error: &errorInfo{Name: "RPCError", Message: "x", Code: &code, Data: mcplive.RawMessage(`{"a":1}`)},
 				// A TTL of 0 is a TTL ("stale at once"); an unknown scope is left out.
 				Cache: &mcplive.CacheHint{HasTTL: true, Scope: "shared", Received: time.UnixMilli(5)}},
 			map[string]any{"kind": "resourceTemplates", "version": 0.0, "status": "error", "keys": nil, "live": false,
@@ -82,9 +82,9 @@ func TestListMsgEncode(t *testing.T) {
 // same slice every time, as a list's items are.
 type rawItems [][]byte
 
-func (e rawItems) Len() int                      { return len(e) }
-func (e rawItems) RawJSON(i int) json.RawMessage { return e[i] }
-func (e rawItems) Key(i int) string              { return fakeEntries{string(e[i])}.Key(0) }
+func (e rawItems) Len() int                         { return len(e) }
+func (e rawItems) RawJSON(i int) mcplive.RawMessage { return e[i] }
+func (e rawItems) Key(i int) string                 { return fakeEntries{string(e[i])}.Key(0) }
 
 func items(names ...string) rawItems {
 	e := make(rawItems, len(names))

@@ -3,10 +3,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/printf"
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
@@ -42,7 +41,7 @@ func attrsJSON(args []any) []byte {
 	for i := 0; i+1 < len(args); i += 2 {
 		k, ok := args[i].(string)
 		if !ok {
-			k = fmt.Sprint(args[i])
+			k = printf.Sprint(args[i])
 		}
 		switch v := args[i+1].(type) {
 		case string, bool, int, int64, uint64, float64:
@@ -50,7 +49,7 @@ func attrsJSON(args []any) []byte {
 		case error:
 			m[k] = v.Error()
 		default:
-			m[k] = fmt.Sprint(v)
+			m[k] = printf.Sprint(v)
 		}
 	}
 	b, err := wire.Marshal(m)

@@ -41,18 +41,14 @@
 package main
 
 import (
-	"runtime/debug"
-
 	"github.com/hack-pad/safejs"
 )
 
 func main() {
-	// A wasm linear memory never shrinks, so heap headroom is memory the
-	// page keeps for good. The live heap is small (the lists), so a
-	// collection at +25% instead of +100% costs little: measured in the
-	// benchmark, wasm memory after 10,000 changes went from 10.9 to 7.9 MB
-	// with no change in change → list latency or the 10,000-tool re-list.
-	debug.SetGCPercent(25)
+	// The loader starts the program with GOGC=25 (js/src/loader.js: a
+	// collection at +25% of the live heap instead of +100%, since a wasm
+	// linear memory never shrinks), in its environment rather than with
+	// runtime/debug.SetGCPercent here: runtime/debug links fmt and os.
 	if err := register(safejs.Global()); err != nil {
 		consoleError("mcplive: cannot register the JS API: " + err.Error())
 		return

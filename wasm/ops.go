@@ -4,13 +4,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/hack-pad/safejs"
 	"github.com/mcplive/mcplive"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
+	"github.com/mcplive/mcplive/internal/printf"
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
@@ -39,7 +38,7 @@ func (c *call) args(fields ...jsontext.Field) error {
 		return nil
 	}
 	if err := decode(c.raw, c.method, fields...); err != nil {
-		return fmt.Errorf("%s: %w: %v", c.method, errArgs, err)
+		return printf.Errorf("%s: %w: %v", c.method, errArgs, err)
 	}
 	return nil
 }
@@ -81,13 +80,13 @@ func opNamed(name string) (op, bool) {
 func callTool(c *call) (any, error) {
 	var a struct {
 		Name      string
-		Arguments json.RawMessage
+		Arguments mcplive.RawMessage
 	}
 	if err := c.args(jsontext.Field{Name: "name", Dst: &a.Name}, jsontext.Field{Name: "arguments", Dst: &a.Arguments}); err != nil {
 		return nil, err
 	}
 	if a.Name == "" {
-		return nil, fmt.Errorf("callTool: %w: the tool name is empty", errArgs)
+		return nil, printf.Errorf("callTool: %w: the tool name is empty", errArgs)
 	}
 	var opts *mcplive.CallToolOptions
 	if fn := c.onProgress; fn.Type() == safejs.TypeFunction {
@@ -118,7 +117,7 @@ func getPrompt(c *call) (any, error) {
 		return nil, err
 	}
 	if a.Name == "" {
-		return nil, fmt.Errorf("getPrompt: %w: the prompt name is empty", errArgs)
+		return nil, printf.Errorf("getPrompt: %w: the prompt name is empty", errArgs)
 	}
 	res, err := c.cl.c.GetPrompt(c.ctx, a.Name, a.Arguments)
 	if err != nil {
@@ -221,7 +220,7 @@ func resync(c *call) (any, error) {
 	fn := c.cl.resyncs[kind]
 	c.cl.mu.Unlock()
 	if fn == nil {
-		return nil, fmt.Errorf("resync: %w: unknown list kind %q", errArgs, kind)
+		return nil, printf.Errorf("resync: %w: unknown list kind %q", errArgs, kind)
 	}
 	fn(causeResync)
 	return nil, nil
@@ -245,9 +244,9 @@ func unsubscribeResource(c *call) (any, error) {
 
 // rawResult returns a result's exact JSON as a JS string. A result that
 // decoded always has its JSON (Session.requestInto keeps it).
-func rawResult(raw json.RawMessage) (any, error) {
+func rawResult(raw mcplive.RawMessage) (any, error) {
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("mcplive: %w: the result kept no JSON", mcplive.ErrProtocol)
+		return nil, printf.Errorf("mcplive: %w: the result kept no JSON", mcplive.ErrProtocol)
 	}
 	return string(raw), nil
 }

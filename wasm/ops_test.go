@@ -51,8 +51,8 @@ func TestOpArgumentsMatchEncodingJSON(t *testing.T) {
 		check(t, "complete", in, got, want, errGot, errWant)
 
 		type callArgs struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
+			Name      string             `json:"name"`
+			Arguments mcplive.RawMessage `json:"arguments"`
 		}
 		var ca, caWant callArgs
 		errGot = (&call{method: "tools/call", raw: []byte(in)}).args(jsontext.Field{Name: "name", Dst: &ca.Name}, jsontext.Field{Name: "arguments", Dst: &ca.Arguments})

@@ -4,12 +4,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hack-pad/safejs"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // jsOptions is the options object as the JS package sends it (toGoOptions
@@ -52,7 +52,7 @@ func (r *jsReader) get(name, want string, typ safejs.Type) (safejs.Value, bool) 
 	}
 	if v.Type() != typ {
 		if r.err == nil {
-			r.err = fmt.Errorf("%s: want %s", name, want)
+			r.err = printf.Errorf("%s: want %s", name, want)
 		}
 		return v, false
 	}
@@ -91,7 +91,7 @@ func readOptions(v safejs.Value) (jsOptions, error) {
 	if ci := r.str("clientInfo"); ci != "" {
 		o.ClientInfo = new(mcplive.Implementation)
 		if err := o.ClientInfo.UnmarshalJSON([]byte(ci)); err != nil {
-			return o, fmt.Errorf("clientInfo: %w", err)
+			return o, printf.Errorf("clientInfo: %w", err)
 		}
 	}
 	o.ProtocolVersion = r.str("protocolVersion")

@@ -3,9 +3,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/hack-pad/safejs"
+	"github.com/mcplive/mcplive/internal/printf"
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
@@ -94,7 +93,7 @@ func arg(args []safejs.Value, i int) safejs.Value {
 func argString(args []safejs.Value, i int) (string, error) {
 	v := arg(args, i)
 	if v.Type() != safejs.TypeString {
-		return "", fmt.Errorf("argument %d: want a string", i)
+		return "", printf.Errorf("argument %d: want a string", i)
 	}
 	return v.String()
 }
@@ -102,7 +101,7 @@ func argString(args []safejs.Value, i int) (string, error) {
 func argInt(args []safejs.Value, i int) (int, error) {
 	v := arg(args, i)
 	if v.Type() != safejs.TypeNumber {
-		return 0, fmt.Errorf("argument %d: want a number", i)
+		return 0, printf.Errorf("argument %d: want a number", i)
 	}
 	return v.Int()
 }
@@ -110,7 +109,7 @@ func argInt(args []safejs.Value, i int) (int, error) {
 func argFloat(args []safejs.Value, i int) (float64, error) {
 	v := arg(args, i)
 	if v.Type() != safejs.TypeNumber {
-		return 0, fmt.Errorf("argument %d: want a number", i)
+		return 0, printf.Errorf("argument %d: want a number", i)
 	}
 	return v.Float()
 }

@@ -8,7 +8,6 @@ package jsontext
 // them with encoding/json, on tables and in fuzz targets.
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -79,7 +78,7 @@ func DecodeField(v []byte, typ string, f Field) error {
 	if d, ok := f.Dst.(func([]byte) error); ok {
 		return d(v)
 	}
-	if d, ok := f.Dst.(*json.RawMessage); ok {
+	if d, ok := f.Dst.(*RawMessage); ok {
 		*d = append((*d)[:0], v...)
 		return nil
 	}

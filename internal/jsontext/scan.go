@@ -17,10 +17,11 @@ package jsontext
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 const maxNesting = 10000
@@ -40,7 +41,7 @@ func SkipWS(b []byte, i int) int {
 // space) and returns the index just past it.
 func ScanValue(b []byte, i, depth int) (int, error) {
 	if i >= len(b) {
-		return 0, fmt.Errorf("%w: unexpected end of input", ErrSyntax)
+		return 0, printf.Errorf("%w: unexpected end of input", ErrSyntax)
 	}
 	switch c := b[i]; {
 	case c == '"':
@@ -58,13 +59,13 @@ func ScanValue(b []byte, i, depth int) (int, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return scanNumber(b, i)
 	default:
-		return 0, fmt.Errorf("%w: unexpected %q at offset %d", ErrSyntax, c, i)
+		return 0, printf.Errorf("%w: unexpected %q at offset %d", ErrSyntax, c, i)
 	}
 }
 
 func scanLiteral(b []byte, i int, lit string) (int, error) {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return 0, fmt.Errorf("%w: bad literal at offset %d", ErrSyntax, i)
+		return 0, printf.Errorf("%w: bad literal at offset %d", ErrSyntax, i)
 	}
 	return i + len(lit), nil
 }
@@ -86,12 +87,12 @@ func scanNumber(b []byte, i int) (int, error) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case digits() == 0:
-		return 0, fmt.Errorf("%w: bad number at offset %d", ErrSyntax, start)
+		return 0, printf.Errorf("%w: bad number at offset %d", ErrSyntax, start)
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if digits() == 0 {
-			return 0, fmt.Errorf("%w: bad number at offset %d", ErrSyntax, start)
+			return 0, printf.Errorf("%w: bad number at offset %d", ErrSyntax, start)
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -100,7 +101,7 @@ func scanNumber(b []byte, i int) (int, error) {
 			i++
 		}
 		if digits() == 0 {
-			return 0, fmt.Errorf("%w: bad number at offset %d", ErrSyntax, start)
+			return 0, printf.Errorf("%w: bad number at offset %d", ErrSyntax, start)
 		}
 	}
 	return i, nil
@@ -123,17 +124,17 @@ func scanString(b []byte, i int) (int, error) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
-					return 0, fmt.Errorf("%w: bad \\u escape at offset %d", ErrSyntax, i)
+					return 0, printf.Errorf("%w: bad \\u escape at offset %d", ErrSyntax, i)
 				}
 				i += 4
 			default:
-				return 0, fmt.Errorf("%w: bad escape at offset %d", ErrSyntax, i)
+				return 0, printf.Errorf("%w: bad escape at offset %d", ErrSyntax, i)
 			}
 		case c < 0x20:
-			return 0, fmt.Errorf("%w: control character in string at offset %d", ErrSyntax, i)
+			return 0, printf.Errorf("%w: control character in string at offset %d", ErrSyntax, i)
 		}
 	}
-	return 0, fmt.Errorf("%w: unterminated string at offset %d", ErrSyntax, start)
+	return 0, printf.Errorf("%w: unterminated string at offset %d", ErrSyntax, start)
 }
 
 func isHex(c byte) bool {
@@ -158,7 +159,7 @@ type ValueHook func(b, key []byte, i int) (int, error)
 // colons, commas and braces — is still checked.
 func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, val []byte) error) (int, error) {
 	if depth > maxNesting {
-		return 0, fmt.Errorf("%w: nested too deep", ErrSyntax)
+		return 0, printf.Errorf("%w: nested too deep", ErrSyntax)
 	}
 	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -166,7 +167,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return 0, fmt.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
+			return 0, printf.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
 		}
 		keyEnd, err := scanString(b, i)
 		if err != nil {
@@ -175,7 +176,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 		key := b[i:keyEnd]
 		i = SkipWS(b, keyEnd)
 		if i >= len(b) || b[i] != ':' {
-			return 0, fmt.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
+			return 0, printf.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
 		}
 		i = SkipWS(b, i+1)
 		valEnd := 0
@@ -184,7 +185,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 				return 0, err
 			}
 			if valEnd > len(b) || (valEnd != 0 && valEnd <= i) {
-				return 0, fmt.Errorf("%w: bad value at offset %d", ErrSyntax, i) // a hook's mistake; never slice past it
+				return 0, printf.Errorf("%w: bad value at offset %d", ErrSyntax, i) // a hook's mistake; never slice past it
 			}
 		}
 		if valEnd == 0 {
@@ -199,7 +200,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 		}
 		i = SkipWS(b, valEnd)
 		if i >= len(b) {
-			return 0, fmt.Errorf("%w: unexpected end of input", ErrSyntax)
+			return 0, printf.Errorf("%w: unexpected end of input", ErrSyntax)
 		}
 		switch b[i] {
 		case ',':
@@ -207,7 +208,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 		case '}':
 			return i + 1, nil
 		default:
-			return 0, fmt.Errorf("%w: expected ',' or '}' at offset %d", ErrSyntax, i)
+			return 0, printf.Errorf("%w: expected ',' or '}' at offset %d", ErrSyntax, i)
 		}
 	}
 }
@@ -216,7 +217,7 @@ func ScanObjectWith(b []byte, i, depth int, value ValueHook, member func(key, va
 // called with each element.
 func ScanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 	if depth > maxNesting {
-		return 0, fmt.Errorf("%w: nested too deep", ErrSyntax)
+		return 0, printf.Errorf("%w: nested too deep", ErrSyntax)
 	}
 	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
@@ -232,7 +233,7 @@ func ScanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 		}
 		i = SkipWS(b, end)
 		if i >= len(b) {
-			return 0, fmt.Errorf("%w: unexpected end of input", ErrSyntax)
+			return 0, printf.Errorf("%w: unexpected end of input", ErrSyntax)
 		}
 		switch b[i] {
 		case ',':
@@ -240,7 +241,7 @@ func ScanArray(b []byte, i, depth int, elem func(val []byte)) (int, error) {
 		case ']':
 			return i + 1, nil
 		default:
-			return 0, fmt.Errorf("%w: expected ',' or ']' at offset %d", ErrSyntax, i)
+			return 0, printf.Errorf("%w: expected ',' or ']' at offset %d", ErrSyntax, i)
 		}
 	}
 }
@@ -259,7 +260,7 @@ func ForEachMemberWith(b []byte, value ValueHook, member func(key string, val []
 	if i >= len(b) || b[i] != '{' {
 		end, err := ScanValue(b, i, 0)
 		if err == nil && SkipWS(b, end) != len(b) {
-			err = fmt.Errorf("%w: data after the value", ErrSyntax)
+			err = printf.Errorf("%w: data after the value", ErrSyntax)
 		}
 		return false, err
 	}
@@ -270,7 +271,7 @@ func ForEachMemberWith(b []byte, value ValueHook, member func(key string, val []
 		return true, err
 	}
 	if SkipWS(b, end) != len(b) {
-		return true, fmt.Errorf("%w: data after the object at offset %d", ErrSyntax, end)
+		return true, printf.Errorf("%w: data after the object at offset %d", ErrSyntax, end)
 	}
 	return true, nil
 }
@@ -280,7 +281,7 @@ func ForEachMemberWith(b []byte, value ValueHook, member func(key string, val []
 func Check(b []byte) error {
 	end, err := ScanValue(b, SkipWS(b, 0), 0)
 	if err == nil && SkipWS(b, end) != len(b) {
-		err = fmt.Errorf("%w: data after the value at offset %d", ErrSyntax, end)
+		err = printf.Errorf("%w: data after the value at offset %d", ErrSyntax, end)
 	}
 	return err
 }
@@ -291,7 +292,7 @@ func Check(b []byte) error {
 func SkipUnchecked(b, _ []byte, i int) (int, error) {
 	end := SkipValid(b, i)
 	if end <= i {
-		return 0, fmt.Errorf("%w: unexpected end of input", ErrSyntax)
+		return 0, printf.Errorf("%w: unexpected end of input", ErrSyntax)
 	}
 	return end, nil
 }

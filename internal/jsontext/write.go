@@ -18,14 +18,14 @@ package jsontext
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // An Encoder writes Go values as JSON. Own, when not nil, is asked first
@@ -53,7 +53,7 @@ func (e Encoder) Write(b *bytes.Buffer, v any, esc bool) error {
 	switch v := v.(type) {
 	case nil:
 		b.WriteString("null")
-	case json.RawMessage:
+	case RawMessage:
 		if v == nil {
 			b.WriteString("null")
 			return nil
@@ -81,7 +81,7 @@ func (e Encoder) Write(b *bytes.Buffer, v any, esc bool) error {
 		b.Write(strconv.AppendUint(b.AvailableBuffer(), uint64(v), 10))
 	case map[string]any:
 		return writeMap(e, b, v, esc)
-	case map[string]json.RawMessage:
+	case map[string]RawMessage:
 		return writeMap(e, b, v, esc)
 	case map[string]string:
 		return writeMap(e, b, v, esc)
@@ -104,14 +104,14 @@ func (e Encoder) Write(b *bytes.Buffer, v any, esc bool) error {
 // build's fallback (writeUnknown).
 func (e Encoder) writeOther(b *bytes.Buffer, v any, esc bool) error {
 	switch v := v.(type) {
-	case json.Marshaler:
+	case Marshaler:
 		if IsNilPointer(v) {
 			b.WriteString("null")
 			return nil
 		}
 		raw, err := v.MarshalJSON()
 		if err != nil {
-			return fmt.Errorf("mcplive: encode a %T: %w", v, err)
+			return printf.Errorf("mcplive: encode a %T: %w", v, err)
 		}
 		return WriteCompact(b, raw, esc)
 	default:
@@ -182,7 +182,7 @@ var ErrUnsupportedValue = errors.New("mcplive: JSON has no NaN or infinity")
 // JavaScript formats a number (ES6), with exponents from 1e21 and below 1e-6.
 func WriteFloat(b *bytes.Buffer, f float64, bits int) error {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return fmt.Errorf("%w: %s", ErrUnsupportedValue, strconv.FormatFloat(f, 'g', -1, bits))
+		return printf.Errorf("%w: %s", ErrUnsupportedValue, strconv.FormatFloat(f, 'g', -1, bits))
 	}
 	abs := math.Abs(f)
 	format := byte('f')
@@ -271,7 +271,7 @@ func WriteString(b *bytes.Buffer, s string, esc bool) {
 // written.
 func WriteCompact(b *bytes.Buffer, raw []byte, esc bool) error {
 	if err := Check(raw); err != nil {
-		return fmt.Errorf("mcplive: encode JSON: %s: %w", Snippet(raw), err)
+		return printf.Errorf("mcplive: encode JSON: %s: %w", Snippet(raw), err)
 	}
 	start, inString := 0, false
 	for i := 0; i < len(raw); i++ {

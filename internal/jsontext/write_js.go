@@ -4,7 +4,8 @@ package jsontext
 
 import (
 	"bytes"
-	"fmt"
+
+	"github.com/mcplive/mcplive/internal/printf"
 )
 
 // writeUnknown fails: in the browser build every value mcplive sends
@@ -12,5 +13,5 @@ import (
 // writes, and encoding/json's encoder stays out of the wasm (jsonenc.go).
 // A value that reaches here is a bug of this package; the error names it.
 func writeUnknown(_ *bytes.Buffer, v any, _ bool) error {
-	return fmt.Errorf("mcplive: cannot encode a %T as JSON in the browser build", v)
+	return printf.Errorf("mcplive: cannot encode a %T as JSON in the browser build", v)
 }

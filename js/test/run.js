@@ -46,6 +46,11 @@ function newestSource() {
   return newest;
 }
 
+/** mergeSegments merges the wasm's data segments in place, as ../build.sh does after go build (internal/cmd/wasmmerge): the tests run the program as it ships. */
+function mergeSegments(file) {
+  run("go", ["run", "./internal/cmd/wasmmerge", "-q", file], { cwd: root });
+}
+
 const shipped = path.join(js, "mcplive.wasm");
 const missing = !existsSync(shipped) || !existsSync(path.join(js, "wasm_exec.js"));
 if (missing || statSync(shipped).mtimeMs < newestSource()) {
@@ -54,6 +59,7 @@ if (missing || statSync(shipped).mtimeMs < newestSource()) {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
+  mergeSegments(path.join(js, "mcplive.wasm"));
   const goroot = spawnSync("go", ["env", "GOROOT"], { encoding: "utf8" }).stdout.trim();
   copyFileSync(path.join(goroot, "lib", "wasm", "wasm_exec.js"), path.join(js, "wasm_exec.js"));
 }
@@ -74,6 +80,7 @@ run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });
+mergeSegments(testWasm);
 
 const env = { ...process.env, MCPLIVE_TESTSERVER: bin, MCPLIVE_TEST_WASM: testWasm, MCPLIVE_BRIDGE: bridgeBin, MCPLIVE_STDIOSERVER: stdioBin };
 if (typeof globalThis.WebSocket !== "function") {
