@@ -246,9 +246,17 @@ func (s *Session) listenFilter() map[string]any {
 // startListen sends subscriptions/listen and waits for its
 // acknowledgment.
 func (s *Session) startListen(ctx context.Context, filter map[string]any, w *feedWatch) (*listenStream, error) {
+	s.mu.Lock()
+	if s.closing.Load() {
+		// Close waits for the streams started before it (listenWG):
+		// none may start beside that wait.
+		s.mu.Unlock()
+		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, connLost(nil))
+	}
+	s.listenWG.Add(1)
+	s.mu.Unlock()
 	lctx, cancel := context.WithCancel(context.Background())
 	st := &listenStream{cancel: cancel, ackCh: make(chan struct{}), done: make(chan struct{}), watch: w}
-	s.listenWG.Add(1)
 	go func() {
 		defer s.listenWG.Done()
 		_, err := s.requestLong(lctx, methods.Listen, listenParams{filter: filter}, func(id int64) {

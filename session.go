@@ -172,7 +172,11 @@ func (s *Session) InitializeResult() InitializeResult {
 
 // Close closes the connection. Requests in flight fail with ErrClosed.
 func (s *Session) Close() error {
+	// Under mu: a listen stream is started (listenWG.Add) before this or
+	// not at all (startListen), never beside the Wait below.
+	s.mu.Lock()
 	s.closing.Store(true)
+	s.mu.Unlock()
 	err := s.rpc.Close()
 	s.listenWG.Wait()
 	return err
