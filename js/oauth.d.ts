@@ -68,6 +68,19 @@ export interface OAuthOptions {
   timeoutMs?: number;
   /** The fetch the flow uses (default globalThis.fetch). */
   fetch?: typeof fetch;
+  /**
+   * Let a remote MCP server's metadata send the flow to loopback or
+   * private-network addresses (for development). By default only a server
+   * that is itself on loopback or a private network may.
+   */
+  allowPrivateNetwork?: boolean;
+  /**
+   * Accept protected resource metadata whose resource is a parent path of
+   * the server's URL on the same origin, wherever it was read. By default
+   * (RFC 9728 section 3.3) the resource is the server's URL, or its origin
+   * when read from the origin's root well-known URL.
+   */
+  allowParentResource?: boolean;
 }
 
 /** The state of one server's authorization: the value of client.auth. */
@@ -95,12 +108,16 @@ export interface Auth extends ReadableStore<AuthState> {
    */
   authorize(options?: { mode?: "popup" | "redirect" }): Promise<void>;
   /**
-   * Forgets the tokens (revoking them where the server offers RFC 7009); the
-   * client lists again and is refused. After a sign-out nothing signs in by
+   * Forgets the tokens (revoking them where the server offers RFC 7009), the
+   * step-up scopes and the flows in progress; the client lists again and is
+   * refused. Called before connect, it forgets at connect. After a sign-out nothing signs in by
    * itself, not even through the `authorize` option: the status stays
    * `needs-authorization` until `authorize()` is called.
    */
-  signOut(): Promise<void>;
+  signOut(options?: {
+    /** Also forget the client registration (a new one is made at the next authorization). */
+    forgetClient?: boolean;
+  }): Promise<void>;
 }
 
 /** oauth returns the auth option of connect for one server (make one per server). */
@@ -134,6 +151,7 @@ export type OAuthErrorCode =
   | "popup_blocked"
   | "popup_closed"
   | "insufficient_scope"
+  | "too_many_authorizations"
   | "needs_user"
   | "storage"
   | "aborted";

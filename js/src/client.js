@@ -131,7 +131,10 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
     },
     afterDial,
   };
-  if (token) hooks.token = tokenHook(token, url, cache, firstToken);
+  // With auth (mcplive/oauth), the authorization context is the issuer and
+  // subject (authBinding.context()), moved only at a new authorization: a
+  // refreshed token is the same context, not a new one.
+  if (token) hooks.token = tokenHook(token, url, cache, firstToken, authBinding ? () => authBinding.context() : (t) => tokenContext(t));
   if (onElicit) hooks.elicit = elicitHook(onElicit);
   if (logger) hooks.diag = diagHook(logger);
 
@@ -356,18 +359,19 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
  * a string, or null, undefined or "" for none. Go gets done("t:" + token)
  * or done("e:" + why) once that settled.
  */
-function tokenHook(fn, url, cache, first) {
+function tokenHook(fn, url, cache, first, contextOf) {
   return (done, refusal) => {
     // The first token may have been asked for already, to find the
     // authorization context of the kept catalog (connect.js).
     let p = first;
     first = null;
     if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })));
-    p.then((t) => {
+    p.then(async (t) => {
         if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
-        // Another token, another authorization context: the kept private
-        // results of the one before are removed.
-        cache?.setContext(tokenContext(t ?? ""));
+        // Another authorization context: the kept private results of the
+        // one before are removed. With mcplive/oauth the context is the
+        // issuer and subject, which a refreshed token keeps.
+        if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t ?? "")).catch(() => null));
         return `t:${t ?? ""}`;
       })
       .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)

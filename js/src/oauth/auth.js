@@ -18,8 +18,21 @@ import { openPopup, waitForCallback } from "./browser.js";
 /** BIND: how connect (js/src/connect.js) attaches an oauth() object to a server. */
 export const BIND = Symbol.for("mcplive.oauth.bind");
 
-const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch"];
+const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource"];
 const MAX_STEP_UPS = 3;
+/**
+ * The authorizations a server's refusals may start by themselves (not the
+ * user's authorize()) within AUTH_WINDOW_MS: each may open a browser.
+ */
+const MAX_AUTO_AUTHORIZATIONS = 5;
+const AUTH_WINDOW_MS = 10 * 60_000;
+/** The most scopes a step-up asks for (the union of every challenge's). */
+const MAX_SCOPES = 16;
+/** A transient refresh failure waits this long (doubling, at most REFRESH_BACKOFF_MAX_MS) before the next try. */
+const REFRESH_BACKOFF_MS = 1000;
+const REFRESH_BACKOFF_MAX_MS = 60_000;
+/** The token endpoint's errors that mean the refresh token (or the client) is dead: only these forget the tokens. */
+const DEAD_REFRESH = new Set(["invalid_grant", "invalid_client", "unauthorized_client"]);
 /** A prepared authorization URL older than this is made anew (its state and verifier too). */
 const PREPARED_TTL_MS = 10 * 60_000;
 /** A flow record older than this is refused at the callback. */
@@ -72,17 +85,29 @@ export function oauth(config = {}) {
   // After signOut() no authorization starts by itself (not even through
   // config.authorize): a refusal waits for an explicit authorize().
   let signedOut = false;
+  let pendingSignOut = null; // a signOut() before connect: done at connect
   let inflightByUser = false; // inflight ends at needs-authorization (the URL, for the user)
   let refreshing = null;
   let aborter = new AbortController();
   const stepUps = new Map(); // scope set → authorizations for it
+  let autoAuthorizations = []; // when the refusals' authorizations started (the window's)
+  let refreshBackoff = { failures: 0, until: 0, error: null }; // after a transient refresh failure
   const consumed = new Set(); // states whose callback was used
   const onAuthorized = new Set(); // fns of the clients to re-list after a new authorization
   const waiters = new Set();
 
-  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal });
+  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal, allowPrivateNetwork: config.allowPrivateNetwork === true, allowParentResource: config.allowParentResource === true });
   const tokensKey = (b) => `tokens:${b.issuer}|${b.resource}`;
   const clientKey = (issuer) => `client:${issuer}|${redirectUri}`;
+  const flowIndexKey = () => `flows:${serverUrl}`;
+
+  /** dropFlows deletes the flow records (verifier included) this object started for serverUrl, but keep. */
+  async function dropFlows(keep) {
+    const index = (await flows.get(flowIndexKey()).catch(() => undefined)) ?? [];
+    for (const st of index) if (st !== keep) await flows.delete(`flow:${st}`).catch(() => {});
+    if (keep) await flows.set(flowIndexKey(), [keep]).catch(() => {});
+    else await flows.delete(flowIndexKey()).catch(() => {});
+  }
 
   function fail(err) {
     setState({ status: "error", error: err });
@@ -114,6 +139,14 @@ export function oauth(config = {}) {
       }
     } catch (err) {
       report(err); // a storage that fails: start without what it held
+    }
+    if (pendingSignOut) {
+      const p = pendingSignOut;
+      pendingSignOut = null;
+      tokens = null;
+      state.set(initial);
+      await forget(p);
+      return;
     }
     await resumeRedirect();
   }
@@ -183,7 +216,7 @@ export function oauth(config = {}) {
    * prepare discovers what the flow needs and makes the authorization URL
    * (and its flow record, kept per state).
    */
-  async function prepare(challenge = {}, stepUp = false) {
+  async function prepare(challenge = {}, stepUp = false, auto = false) {
     const prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
     const issuer = prm.authorizationServers[0];
     const as = await metadataFor(issuer);
@@ -198,10 +231,24 @@ export function oauth(config = {}) {
     });
     const n = (stepUps.get(scope) ?? 0) + 1;
     if (stepUp && n > MAX_STEP_UPS) {
-      throw new OAuthError("insufficient_scope", `${serverUrl}: still refused for insufficient scope after ${MAX_STEP_UPS} authorizations with ${JSON.stringify(scope)}: giving up`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+      throw new OAuthError("insufficient_scope", `${serverUrl}: still refused for insufficient scope after ${MAX_STEP_UPS} authorizations with ${JSON.stringify(scope)}: giving up (the cap on step-ups per scope set)`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+    }
+    const count = scope.split(" ").filter(Boolean).length;
+    if (stepUp && count > MAX_SCOPES) {
+      throw new OAuthError("insufficient_scope", `${serverUrl}: a step-up would ask for ${count} scopes (the union of every challenge's), over the cap of ${MAX_SCOPES}: giving up`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+    }
+    if (auto) {
+      const now = Date.now();
+      autoAuthorizations = autoAuthorizations.filter((t) => now - t < AUTH_WINDOW_MS);
+      if (autoAuthorizations.length >= MAX_AUTO_AUTHORIZATIONS) {
+        throw new OAuthError("too_many_authorizations", `${serverUrl}: the server's refusals started ${MAX_AUTO_AUTHORIZATIONS} authorizations within ${AUTH_WINDOW_MS / 60_000} minutes, the cap: no more start by themselves (the user's authorize() still does)`, { step: stepUp ? "step-up" : "authorization", server: serverUrl });
+      }
+      autoAuthorizations.push(now);
     }
     stepUps.set(scope, n);
     const started = await flow.startAuthorization({ as, client, redirectUri, resource: prm.resource, scope, serverUrl });
+    // One flow at a time: the records of the flows before it (verifier included) are deleted.
+    await dropFlows(started.flow.state);
     // A public client's registration goes along with the flow: a full-page
     // redirect's return finds it even when storage kept nothing (memory).
     await flows.set(`flow:${started.flow.state}`, client.client_secret ? started.flow : { ...started.flow, client });
@@ -215,11 +262,11 @@ export function oauth(config = {}) {
     try {
       params = new URL(String(callbackUrl)).searchParams;
     } catch {
-      throw new OAuthError("state_mismatch", `${serverUrl}: the callback ${JSON.stringify(String(callbackUrl).slice(0, 80))} is not a URL`, { step: "callback", server: serverUrl });
+      throw new OAuthError("state_mismatch", `${serverUrl}: the callback (${String(callbackUrl).length} characters) is not a URL`, { step: "callback", server: serverUrl });
     }
     const st = params.get("state");
     if (!st) throw new OAuthError("state_mismatch", `${serverUrl}: the callback has no state`, { step: "callback", server: serverUrl });
-    if (consumed.has(st)) throw new OAuthError("replayed_callback", `${serverUrl}: this callback (state ${st.slice(0, 8)}…) was used already: refusing to use its code again`, { step: "callback", server: serverUrl });
+    if (consumed.has(st)) throw new OAuthError("replayed_callback", `${serverUrl}: this callback was used already: refusing to use its code again`, { step: "callback", server: serverUrl });
     const f = await flows.get(`flow:${st}`).catch(() => undefined);
     if (!f || f.serverUrl !== serverUrl) {
       throw new OAuthError("state_mismatch", `${serverUrl}: the callback's state matches no authorization this client started (a forged or foreign callback)`, { step: "callback", server: serverUrl });
@@ -237,7 +284,7 @@ export function oauth(config = {}) {
     }
     const client = await clientFor(as);
     const t = await flow.finishAuthorization({ as, client, flow: f, callbackUrl: String(callbackUrl) }, ctx());
-    tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope };
+    tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope, grant: randomId() };
     signedOut = false;
     if (!binding || binding.issuer !== f.issuer) await bindTo(f.issuer, f.resource);
     await store("set", tokensKey(binding), tokens);
@@ -261,7 +308,7 @@ export function oauth(config = {}) {
         return ""; // still waiting for the user's click: the request fails, the URL stays
       }
       setState({ status: "authorizing", error: null });
-      const p = await prepare(challenge, stepUp);
+      const p = await prepare(challenge, stepUp, !explicit);
       if (byUser) {
         setState({ status: "needs-authorization", authorizationUrl: p.authorizationUrl });
         return "";
@@ -288,34 +335,63 @@ export function oauth(config = {}) {
     return Date.now() >= t.expires_at - Math.min(30_000, life / 4);
   }
 
-  /** refreshOnce refreshes the tokens, one refresh at a time here and, with Web Locks, across tabs. */
+  /**
+   * refreshOnce refreshes the tokens, one refresh at a time here and, with
+   * Web Locks, across tabs. Only a refusal of the refresh token itself
+   * (invalid_grant, invalid_client) forgets the tokens, under the lock and
+   * only while storage still holds that refresh token (another tab may
+   * have rotated it meanwhile: its tokens are then taken). Any other
+   * failure (unreachable, a timeout, a 5xx) keeps the tokens and waits
+   * (1 s, doubling to 60 s) before the next try.
+   */
   function refreshOnce() {
     refreshing ??= (async () => {
+      if (Date.now() < refreshBackoff.until) throw refreshBackoff.error;
       const had = tokens;
+      const key = tokensKey(binding);
       setState({ status: "refreshing" });
+      let dead = false;
       const run = async () => {
         // Another tab may have refreshed while this one waited for the lock.
-        const stored = await store("get", tokensKey(binding)).catch(() => undefined);
+        const stored = await store("get", key).catch(() => undefined);
         if (stored?.access_token && stored.access_token !== had.access_token && !expiring(stored)) return stored;
         const as = await metadataFor(binding.issuer);
         const client = await clientFor(as);
-        const next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
+        let next;
+        try {
+          next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
+        } catch (err) {
+          if (!(err instanceof OAuthError && err.code === "token_error" && DEAD_REFRESH.has(err.error))) throw err;
+          const now = await store("get", key).catch(() => undefined);
+          if (now?.access_token && now.refresh_token !== had.refresh_token) return now; // rotated by another tab: its tokens are good
+          dead = true;
+          if (!now || now.refresh_token === had.refresh_token) await store("delete", key).catch(report);
+          throw err;
+        }
         // refreshed: a refusal of this token goes to a new authorization, not another refresh.
-        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope, refreshed: true };
-        await store("set", tokensKey(binding), rec);
+        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope, grant: had.grant, refreshed: true };
+        await store("set", key, rec);
         return rec;
       };
       const locks = globalThis.navigator?.locks;
       try {
-        tokens = locks?.request ? await underLock(locks, `mcplive-oauth:${tokensKey(binding)}`, run) : await run();
+        const got = locks?.request ? await underLock(locks, `mcplive-oauth:${key}`, run) : await run();
+        if (tokens === had) tokens = got;
+        refreshBackoff = { failures: 0, until: 0, error: null };
         authorizedState();
-        return tokens;
+        return got;
       } catch (err) {
-        // The refresh token is spent or refused: forget the tokens; the
-        // next refusal starts a new authorization.
-        tokens = null;
-        await store("delete", tokensKey(binding)).catch(() => {});
-        setState({ status: "none", error: err, expiresAt: null });
+        if (dead) {
+          // The refresh token is refused: the next refusal starts a new authorization.
+          if (tokens === had) tokens = null;
+          setState({ status: "none", error: err, expiresAt: null });
+        } else {
+          // Transient: the tokens stay; the next try waits.
+          const failures = refreshBackoff.failures + 1;
+          refreshBackoff = { failures, until: Date.now() + Math.min(REFRESH_BACKOFF_MAX_MS, REFRESH_BACKOFF_MS * 2 ** (failures - 1)), error: err };
+          if (tokens) authorizedState();
+          setState({ error: err });
+        }
         throw err;
       }
     })().finally(() => {
@@ -323,6 +399,9 @@ export function oauth(config = {}) {
     });
     return refreshing;
   }
+
+  /** transient: a refresh failure that keeps the tokens (not a refused refresh token). */
+  const transient = (err) => !(err instanceof OAuthError && err.code === "token_error" && DEAD_REFRESH.has(err.error)) && tokens !== null;
 
   /** token is the connect option token: Go calls it before each request, and after a refusal. */
   async function token({ error } = {}) {
@@ -333,7 +412,7 @@ export function oauth(config = {}) {
         try {
           return (await refreshOnce()).access_token;
         } catch {
-          return "";
+          return tokens?.access_token ?? ""; // transient: the token it has (it may still be good); refused: none
         }
       }
       return tokens.access_token;
@@ -343,8 +422,11 @@ export function oauth(config = {}) {
     if (!stepUp && tokens?.refresh_token && binding && !tokens.refreshed && (await sameAuthServer(error))) {
       try {
         return (await refreshOnce()).access_token;
-      } catch {
-        // fall through to a new authorization
+      } catch (err) {
+        // A transient failure fails this request (the tokens stay, the
+        // next try waits), rather than sending the user to sign in again.
+        if (transient(err)) throw err;
+        // refused: a new authorization
       }
     }
     return authorizeFlow(error, stepUp);
@@ -369,6 +451,7 @@ export function oauth(config = {}) {
     if (!serverUrl) return Promise.reject(new TypeError("mcplive/oauth: authorize() before connect(): pass this object as connect's auth option first"));
     const m = mode ?? config.mode ?? "popup";
     signedOut = false;
+    autoAuthorizations = []; // the user asked: the cap's window starts anew
     if (config.authorize) return loaded.then(() => authorizeFlow({}, false, true)).then(() => {});
     if (!inBrowser || typeof globalThis.window !== "object") {
       return Promise.reject(new OAuthError("needs_user", `${serverUrl}: authorize() needs a browser window, or oauth({ authorize }) (mcplive/oauth/node has loopback() and paste())`, { step: "authorization", server: serverUrl }));
@@ -408,19 +491,40 @@ export function oauth(config = {}) {
     });
   }
 
-  /** signOut forgets the tokens (revoking them where the server offers RFC 7009); the client re-lists. */
-  async function signOut() {
-    aborter.abort(new OAuthError("aborted", `${serverUrl}: signed out`, { step: "authorization", server: serverUrl }));
+  /**
+   * signOut forgets the tokens (revoking them where the server offers RFC
+   * 7009), the step-up scopes and every flow in progress (their records,
+   * verifier included); with forgetClient, the client registration too
+   * (the authorization server forgot it, or the app wants a new one). The
+   * client re-lists. Before connect, it waits for the server's URL (the
+   * records are kept under it) and forgets at connect.
+   */
+  async function signOut({ forgetClient = false } = {}) {
+    aborter.abort(new OAuthError("aborted", `${serverUrl ?? "mcplive/oauth"}: signed out`, { step: "authorization", server: serverUrl ?? undefined }));
     aborter = new AbortController();
-    await loaded;
-    const t = tokens;
-    tokens = null;
-    prepared = null;
     signedOut = true;
     stepUps.clear();
-    if (binding) await store("delete", tokensKey(binding)).catch(report);
+    autoAuthorizations = [];
+    prepared = null;
+    const held = tokens;
+    tokens = null;
     state.set(initial);
-    if (t && binding) {
+    if (serverUrl === null) {
+      pendingSignOut = { forgetClient: forgetClient || pendingSignOut?.forgetClient === true };
+      return;
+    }
+    await loaded;
+    await forget({ forgetClient, held });
+    for (const fn of onAuthorized) fn();
+  }
+
+  /** forget deletes what signOut forgets from storage, and revokes the tokens it held. */
+  async function forget({ forgetClient, held = null }) {
+    const t = held ?? (binding ? await store("get", tokensKey(binding)).catch(() => undefined) : undefined);
+    tokens = null;
+    await dropFlows(null);
+    if (binding) await store("delete", tokensKey(binding)).catch(report);
+    if (t?.access_token && binding) {
       try {
         const as = await metadataFor(binding.issuer);
         const client = await clientFor(as);
@@ -430,7 +534,10 @@ export function oauth(config = {}) {
         report(err); // revocation is best effort: the tokens are forgotten here either way
       }
     }
-    for (const fn of onAuthorized) fn();
+    if (forgetClient && binding) {
+      clients.delete(binding.issuer);
+      await store("delete", clientKey(binding.issuer)).catch(report);
+    }
   }
 
   /** waitAuthorized resolves at the next authorization, rejects when the flow fails or signal aborts. */
@@ -466,14 +573,17 @@ export function oauth(config = {}) {
       /**
        * context: the authorization context of the stored tokens (the
        * catalog cache's key of private results): the issuer and the
-       * access token's subject, or a hash of the access token when it says
-       * none; null without tokens. Never a token itself.
+       * access token's subject, or a hash of the grant's random id when it
+       * says none (the same across refreshes); null without tokens. Never
+       * a token itself.
        */
       async context() {
         await loaded;
         if (!binding || !tokens?.access_token) return null;
         const sub = tokenSubject(tokens.access_token);
-        return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
+        // Without a subject: the grant (made at the authorization, kept by
+        // every refresh), never a hash of a token that a refresh replaces.
+        return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.grant ?? tokens.refresh_token ?? tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
       },
       onAuthorized(fn) {
         onAuthorized.add(fn);
@@ -483,6 +593,11 @@ export function oauth(config = {}) {
   };
 
   return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
+}
+
+/** randomId is 128 random bits, hex. */
+function randomId() {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** tokenSubject reads the sub claim of a JWT access token (unverified: only a cache key); null when it has none. */

@@ -15,7 +15,7 @@
 
 import * as oauth from "oauth4webapi";
 import { OAuthError } from "./errors.js";
-import { checkURL, readJSON, request } from "./http.js";
+import { checkURL, readJSON, redactURL, request } from "./http.js";
 
 /** fetchFor makes oauth4webapi's customFetch: every request through request() (http.js). */
 function options(ctx, extra = {}) {
@@ -60,12 +60,14 @@ export function authServerMetadataURLs(issuer) {
 }
 
 /**
- * resourceMatches: the metadata's resource identifies serverUrl when it
- * has the same origin and its path is serverUrl's path or a parent of it
- * (a server at /mcp may be the resource https://host). Scheme and host
- * compare case-insensitively (URL lower-cases them).
+ * resourceMatches: the metadata's resource identifies serverUrl (RFC 9728
+ * section 3.3). It is serverUrl itself; or, for a document read from the
+ * root well-known URL of serverUrl's origin (which only the origin's owner
+ * serves), that origin. With allowParent (the app's opt-in), any parent of
+ * serverUrl's path on the same origin. Scheme and host compare
+ * case-insensitively (URL lower-cases them); a trailing slash is ignored.
  */
-export function resourceMatches(serverUrl, resource) {
+export function resourceMatches(serverUrl, resource, { from, allowParent = false } = {}) {
   let s, r;
   try {
     s = new URL(serverUrl);
@@ -73,10 +75,12 @@ export function resourceMatches(serverUrl, resource) {
   } catch {
     return false;
   }
-  if (s.origin !== r.origin || r.search || r.hash) return false;
+  if (s.origin !== r.origin || r.search || r.hash || r.username || r.password) return false;
   const rp = r.pathname.replace(/\/$/, "");
   const sp = s.pathname.replace(/\/$/, "");
-  return rp === "" || sp === rp || sp.startsWith(rp + "/");
+  if (sp === rp) return true;
+  if (allowParent) return rp === "" || sp.startsWith(rp + "/");
+  return rp === "" && from === `${s.origin}/.well-known/oauth-protected-resource`;
 }
 
 /**
@@ -90,15 +94,15 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
   for (const url of resourceMetadataURLs(serverUrl, fromChallenge)) {
     const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
     if (!res.ok) {
-      tried.push(`${url}: HTTP ${res.status}`);
+      tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
     }
     const doc = await readJSON(res, c, url);
     if (typeof doc.resource !== "string" || !Array.isArray(doc.authorization_servers) || doc.authorization_servers.length === 0 || !doc.authorization_servers.every((s) => typeof s === "string")) {
-      throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${url} lacks resource or authorization_servers`, { step, server: serverUrl });
+      throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${redactURL(url)} lacks resource or authorization_servers`, { step, server: serverUrl });
     }
-    if (!resourceMatches(serverUrl, doc.resource)) {
-      throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${url} is for the resource ${doc.resource}, not this server: refusing to authorize for it`, { step, server: serverUrl });
+    if (!resourceMatches(serverUrl, doc.resource, { from: url, allowParent: ctx.allowParentResource })) {
+      throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${redactURL(url)} is for the resource ${redactURL(doc.resource)}, not this server (RFC 9728 section 3.3; oauth({ allowParentResource: true }) accepts a parent path of it on the same origin): refusing to authorize for it`, { step, server: serverUrl });
     }
     return {
       url,
@@ -119,12 +123,12 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
 export async function discoverAuthServer(issuer, ctx) {
   const step = "authorization server metadata";
   const c = { ...ctx, step };
-  checkURL(issuer, "issuer", ctx.server);
+  checkURL(issuer, "issuer", ctx);
   const tried = [];
   for (const url of authServerMetadataURLs(issuer)) {
     const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
     if (!res.ok) {
-      tried.push(`${url}: HTTP ${res.status}`);
+      tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
     }
     const as = await readJSON(res, c, url);
@@ -134,7 +138,7 @@ export async function discoverAuthServer(issuer, ctx) {
     for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
       if (as[k] !== undefined) {
         if (typeof as[k] !== "string") throw new OAuthError("bad_response", `${ctx.server}: ${step}: ${k} is not a string`, { step, server: ctx.server });
-        checkURL(as[k], `${step}: ${k}`, ctx.server);
+        checkURL(as[k], `${step}: ${k}`, ctx);
       }
     }
     if (!as.authorization_endpoint || !as.token_endpoint) {
@@ -324,8 +328,8 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
       // Checked after iss: its error is the authorization server's own.
       throw new OAuthError("authorization_denied", `${ctx.server}: the authorization server ${as.issuer} refused: ${err.error}${err.error_description ? ` (${err.error_description})` : ""}`, { step: "callback", server: ctx.server, error: err.error, errorDescription: err.error_description });
     }
-    if (/iss/.test(msg)) throw new OAuthError("iss_mismatch", `${ctx.server}: the callback's iss does not identify ${as.issuer} (RFC 9207: ${msg}): the code is not sent anywhere`, { step: "callback", server: ctx.server, cause: err });
-    throw new OAuthError("state_mismatch", `${ctx.server}: the callback does not belong to this flow (${msg})`, { step: "callback", server: ctx.server, cause: err });
+    if (/iss/.test(msg)) throw new OAuthError("iss_mismatch", `${ctx.server}: the callback's iss does not identify ${as.issuer} (RFC 9207: ${msg}): the code is not sent anywhere`, { step: "callback", server: ctx.server, cause: safeCause(err) });
+    throw new OAuthError("state_mismatch", `${ctx.server}: the callback does not belong to this flow (${msg})`, { step: "callback", server: ctx.server, cause: safeCause(err) });
   }
   const step = "token";
   try {
@@ -355,18 +359,32 @@ export async function revoke({ as, client, token, hint }, ctx) {
   await oauth.processRevocationResponse(res);
 }
 
-/** wrap turns oauth4webapi's errors into OAuthErrors that name the step. */
+/**
+ * safeCause keeps of an oauth4webapi error only its name, code and
+ * message: its cause and response may hold the whole token response
+ * (an unexpected token_type, a negative expires_in), which must never
+ * reach an error an app logs.
+ */
+function safeCause(err) {
+  if (!(err instanceof Error)) return new Error(String(err));
+  const e = new Error(err.message);
+  e.name = err.name;
+  if (err.code !== undefined) e.code = err.code;
+  return e;
+}
+
+/** wrap turns oauth4webapi's errors into OAuthErrors that name the step (and carry none of the answer's tokens). */
 function wrap(err, code, step, server, what) {
   if (err instanceof OAuthError) return err;
   if (err instanceof oauth.ResponseBodyError) {
     // error_description is the server's text: shown as text, never as markup.
-    return new OAuthError(code, `${server}: ${what}: ${err.error}${err.error_description ? ` (${String(err.error_description).slice(0, 300)})` : ""} (HTTP ${err.status})`, { step, server, error: err.error, errorDescription: err.error_description, status: err.status, cause: err });
+    return new OAuthError(code, `${server}: ${what}: ${err.error}${err.error_description ? ` (${String(err.error_description).slice(0, 300)})` : ""} (HTTP ${err.status})`, { step, server, error: err.error, errorDescription: err.error_description, status: err.status, cause: safeCause(err) });
   }
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
-    return new OAuthError(code, `${server}: ${what}: HTTP ${err.status} ${err.cause?.[0]?.parameters?.error ?? ""}`.trim(), { step, server, status: err.status, cause: err });
+    return new OAuthError(code, `${server}: ${what}: HTTP ${err.status} ${err.cause?.[0]?.parameters?.error ?? ""}`.trim(), { step, server, status: err.status, error: err.cause?.[0]?.parameters?.error, cause: safeCause(err) });
   }
-  if (err?.code === oauth.RESPONSE_IS_NOT_JSON || err?.code === oauth.PARSE_ERROR || err?.code === oauth.INVALID_RESPONSE || err?.code === oauth.RESPONSE_IS_NOT_CONFORM) {
-    return new OAuthError("bad_response", `${server}: ${what}: ${err.message}`, { step, server, cause: err });
+  if (err?.code === oauth.RESPONSE_IS_NOT_JSON || err?.code === oauth.PARSE_ERROR || err?.code === oauth.INVALID_RESPONSE || err?.code === oauth.RESPONSE_IS_NOT_CONFORM || err?.code === oauth.UNSUPPORTED_OPERATION) {
+    return new OAuthError("bad_response", `${server}: ${what}: ${err.message}`, { step, server, cause: safeCause(err) });
   }
-  return new OAuthError(code, `${server}: ${what}: ${err?.message ?? err}`, { step, server, cause: err });
+  return new OAuthError(code, `${server}: ${what}: ${err?.message ?? err}`, { step, server, cause: safeCause(err) });
 }
