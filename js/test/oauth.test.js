@@ -245,10 +245,11 @@ test("sign-out forgets the tokens and revokes them", async () => {
   assert.deepEqual(revoked, ["rt-1", "at-1"]);
 });
 
-test("without authorize (a browser), the flow waits for the user: needs-authorization with the URL", async () => {
+test("after a sign-out, the flow waits for the user: needs-authorization with the URL (a browser without the authorize option does the same)", async () => {
   const w = world();
-  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch });
+  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch, authorize: w.authorize });
   const b = auth[BIND](SERVER);
+  await auth.signOut();
   assert.equal(await b.token({ error: refusal() }), "");
   const s = auth.get();
   assert.equal(s.status, "needs-authorization");
@@ -259,7 +260,9 @@ test("without authorize (a browser), the flow waits for the user: needs-authoriz
   assert.equal(auth.get().authorizationUrl, s.authorizationUrl);
   assert.equal(w.requests.length, n);
   // In Node, authorize() without the authorize option says what to do.
-  await rejectsWith(auth.authorize(), "needs_user", /loopback\(\)/);
+  const bare = oauth({ redirectUri: REDIRECT, fetch: w.fetch });
+  bare[BIND](SERVER);
+  await rejectsWith(bare.authorize(), "needs_user", /loopback\(\)/);
 });
 
 test("connect: auth on a ws:// URL, or with token, is a TypeError; an oauth() object serves one server", async () => {

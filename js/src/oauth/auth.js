@@ -35,6 +35,8 @@ const REFRESH_BACKOFF_MAX_MS = 60_000;
 const DEAD_REFRESH = new Set(["invalid_grant", "invalid_client", "unauthorized_client"]);
 /** A prepared authorization URL older than this is made anew (its state and verifier too). */
 const PREPARED_TTL_MS = 10 * 60_000;
+/** How long authorize() waits for the popup's callback. */
+const POPUP_TIMEOUT_MS = 10 * 60_000;
 /** A flow record older than this is refused at the callback. */
 const FLOW_TTL_MS = 30 * 60_000;
 
@@ -88,6 +90,8 @@ export function oauth(config = {}) {
   let pendingSignOut = null; // a signOut() before connect: done at connect
   let inflightByUser = false; // inflight ends at needs-authorization (the URL, for the user)
   let refreshing = null;
+  let lastChallenge = {}; // the last refusal's challenge (its scope): what the user's authorize() asks for
+  let reregistered = false; // the flow in progress registered anew once already
   let aborter = new AbortController();
   const stepUps = new Map(); // scope set → authorizations for it
   let autoAuthorizations = []; // when the refusals' authorizations started (the window's)
@@ -163,12 +167,27 @@ export function oauth(config = {}) {
     }
     const ru = new URL(redirectUri);
     const st = here.searchParams.get("state");
-    if (!st || here.origin !== ru.origin || here.pathname !== ru.pathname) return;
+    if (!st) return;
     const f = await flows.get(`flow:${st}`).catch(() => undefined);
     if (!f || f.serverUrl !== serverUrl) return; // another server's, or not ours
+    const fu = new URL(f.redirectUri);
+    if (here.origin !== ru.origin || here.pathname !== ru.pathname || f.redirectUri !== redirectUri) {
+      // This page holds the callback of a flow this server started, but
+      // is not the redirect URI it was started with: say so, rather than
+      // ignore the code and start another flow.
+      fail(
+        new OAuthError(
+          "state_mismatch",
+          `${serverUrl}: this page (${here.origin}${here.pathname}) came back with the code of a flow started with the redirect URI ${fu.origin}${fu.pathname}, but this oauth() has the redirectUri ${ru.origin}${ru.pathname}: the page that finishes a redirect must be the redirect URI, with the same oauth({ redirectUri }) as the page that started it`,
+          { step: "callback", server: serverUrl },
+        ),
+      );
+      return;
+    }
     try {
       await complete(here.href);
     } catch (err) {
+      await dropStaleClient(err).catch(() => {});
       fail(err);
     } finally {
       // The code is used (or refused): take it out of the address bar.
@@ -302,6 +321,13 @@ export function oauth(config = {}) {
     if (inflight && explicit && inflightByUser) return inflight.catch(() => {}).then(() => authorizeFlow(challenge, stepUp, true));
     if (inflight) return inflight;
     const byUser = !config.authorize || (signedOut && !explicit);
+    if (byUser && !config.authorize && !hasWindow()) {
+      // Nobody can click: a wait for the user would never end (in Node, an
+      // unsettled await ends the process, silently, with code 13).
+      return Promise.reject(
+        fail(new OAuthError("needs_user", `${serverUrl}: the server asks for authorization, and this runtime has no window for the user's step: pass oauth({ authorize }) (mcplive/oauth/node has loopback(), which opens the system browser, and paste())`, { step: "authorization", server: serverUrl })),
+      );
+    }
     inflightByUser = byUser;
     inflight = (async () => {
       if (byUser && !stepUp && prepared && Date.now() - prepared.at < PREPARED_TTL_MS && state.store.get().status === "needs-authorization") {
@@ -318,15 +344,41 @@ export function oauth(config = {}) {
       if (typeof callbackUrl !== "string" && !(callbackUrl instanceof URL)) {
         throw new OAuthError("state_mismatch", `${serverUrl}: the authorize callback must give the callback URL (a string), got ${typeof callbackUrl}`, { step: "callback", server: serverUrl });
       }
-      return complete(callbackUrl);
+      try {
+        return await complete(callbackUrl);
+      } catch (err) {
+        // The authorization server forgot the registration (invalid_client
+        // at its authorize page or token endpoint): drop it, register
+        // anew, and run the flow once more.
+        if (!(await dropStaleClient(err)) || reregistered) throw err;
+        reregistered = true;
+        const again = await prepare(challenge, stepUp, false);
+        setState({ authorizationUrl: again.authorizationUrl });
+        return complete(await config.authorize(again.authorizationUrl, { signal: aborter.signal }));
+      }
     })()
       .catch((err) => {
         throw fail(err instanceof OAuthError ? err : new OAuthError("aborted", `${serverUrl}: the authorization failed: ${err?.message ?? err}`, { step: "authorization", server: serverUrl, cause: err }));
       })
       .finally(() => {
         inflight = null;
+        reregistered = false;
       });
     return inflight;
+  }
+
+  /**
+   * dropStaleClient forgets the client registration err says the
+   * authorization server no longer knows (invalid_client), when it was
+   * registered here (a pre-registered client id is the app's to fix).
+   */
+  async function dropStaleClient(err) {
+    if (!(err instanceof OAuthError) || err.error !== "invalid_client" || !binding) return false;
+    const c = clients.get(binding.issuer);
+    if (!c || c.how !== "registered") return false;
+    clients.delete(binding.issuer);
+    await store("delete", clientKey(binding.issuer)).catch(report);
+    return true;
   }
 
   function expiring(t) {
@@ -382,6 +434,7 @@ export function oauth(config = {}) {
         return got;
       } catch (err) {
         if (dead) {
+          await dropStaleClient(err);
           // The refresh token is refused: the next refusal starts a new authorization.
           if (tokens === had) tokens = null;
           setState({ status: "none", error: err, expiresAt: null });
@@ -418,6 +471,7 @@ export function oauth(config = {}) {
       return tokens.access_token;
     }
     if (error.status === 403 && error.error && error.error !== "insufficient_scope") return ""; // a denial no new token fixes
+    lastChallenge = { resourceMetadata: error.resourceMetadata, scope: error.scope };
     const stepUp = error.status === 403 || error.error === "insufficient_scope";
     if (!stepUp && tokens?.refresh_token && binding && !tokens.refreshed && (await sameAuthServer(error))) {
       try {
@@ -452,14 +506,14 @@ export function oauth(config = {}) {
     const m = mode ?? config.mode ?? "popup";
     signedOut = false;
     autoAuthorizations = []; // the user asked: the cap's window starts anew
-    if (config.authorize) return loaded.then(() => authorizeFlow({}, false, true)).then(() => {});
-    if (!inBrowser || typeof globalThis.window !== "object") {
+    if (config.authorize) return loaded.then(() => authorizeFlow(lastChallenge, false, true)).then(() => {});
+    if (!hasWindow()) {
       return Promise.reject(new OAuthError("needs_user", `${serverUrl}: authorize() needs a browser window, or oauth({ authorize }) (mcplive/oauth/node has loopback() and paste())`, { step: "authorization", server: serverUrl }));
     }
     const fresh = prepared && Date.now() - prepared.at < PREPARED_TTL_MS ? prepared : null;
     if (m === "redirect") {
       return (async () => {
-        const p = fresh ?? (await prepare());
+        const p = fresh ?? (await prepare(lastChallenge));
         globalThis.location.assign(p.authorizationUrl);
       })().catch((err) => Promise.reject(fail(err)));
     }
@@ -478,11 +532,12 @@ export function oauth(config = {}) {
     const was = state.store.get();
     setState({ status: "authorizing", error: null });
     return (async () => {
-      const p = fresh ?? (await prepare());
+      const p = fresh ?? (await prepare(lastChallenge));
       if (!fresh) win.location.href = p.authorizationUrl;
-      const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal);
+      const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal, { redirectUri, timeoutMs: POPUP_TIMEOUT_MS });
       await complete(callbackUrl);
-    })().catch((err) => {
+    })().catch(async (err) => {
+      await dropStaleClient(err).catch(() => {}); // the next authorize() registers anew
       if (err instanceof OAuthError && err.code === "popup_closed") {
         setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
         throw err;
@@ -503,6 +558,7 @@ export function oauth(config = {}) {
     aborter.abort(new OAuthError("aborted", `${serverUrl ?? "mcplive/oauth"}: signed out`, { step: "authorization", server: serverUrl ?? undefined }));
     aborter = new AbortController();
     signedOut = true;
+    lastChallenge = {}; // the next user is asked for what the server challenges next, nothing of before
     stepUps.clear();
     autoAuthorizations = [];
     prepared = null;
@@ -643,6 +699,11 @@ function underLock(locks, name, fn) {
       })
       .catch(reject);
   });
+}
+
+/** hasWindow: a page, where the user can click authorize() (not a worker, not Node). */
+function hasWindow() {
+  return inBrowser && typeof globalThis.window === "object" && globalThis.window !== null;
 }
 
 function hasSessionStorage() {
