@@ -8,7 +8,7 @@
 #   ./build.sh bench    the benchmarks (Go and browser side by side with the TS SDK)
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
-#                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
+#                       (Node 22 from npm), every client scenario of 2025-11-25
 #                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
 #
 # Each command installs what it needs (Go modules, npm ci, Debian chromium when
@@ -217,7 +217,7 @@ cmd_conformance() {
   npm_ci conformance
   local node22=conformance/node_modules/node/bin/node
   [ -x "$node22" ] || die "conformance/node_modules/node/bin/node missing: the npm package node@22 did not install its binary"
-  say "MCP conformance suite ($("$node22" --version)): every non-OAuth client scenario of 2025-11-25 and 2026-07-28"
+  say "MCP conformance suite ($("$node22" --version)): every client scenario of 2025-11-25 and 2026-07-28, authorization (mcplive/oauth) and its extensions included"
   (cd conformance && NODE_OPTIONS= ./node_modules/node/bin/node run.mjs "$@")
 }
 

@@ -175,3 +175,36 @@ export function memoryStorage(): OAuthStorage;
 export function sessionStorageAdapter(): OAuthStorage;
 export function localStorageAdapter(): OAuthStorage;
 export function indexedDBStorage(options?: { name?: string }): OAuthStorage;
+
+/** The options of clientCredentials(). */
+export interface ClientCredentialsOptions {
+  /** The client's id at the authorization server (registered there in advance). */
+  clientId: string;
+  /** Its secret (client_secret_basic, or client_secret_post where the server offers only that). One of clientSecret and privateKey. */
+  clientSecret?: string;
+  /** Its private key, for private_key_jwt (RFC 7523): a CryptoKey, or a PKCS #8 PEM string (imported non-extractable). */
+  privateKey?: CryptoKey | string;
+  /** The key's algorithm (a PEM's import, and the assertion's alg). Default "ES256". */
+  algorithm?: "ES256" | "ES384" | "ES512" | "RS256" | "PS256" | "EdDSA";
+  /** Scopes to ask for on top of the ones the server's challenge or metadata names. */
+  scopes?: string | readonly string[];
+  /** The bound on each request (metadata, token). Default 15000. */
+  timeoutMs?: number;
+  /** The fetch the requests use (default globalThis.fetch). */
+  fetch?: typeof fetch;
+  /** As in OAuthOptions. */
+  allowPrivateNetwork?: boolean;
+  /** As in OAuthOptions. */
+  allowParentResource?: boolean;
+}
+
+/**
+ * clientCredentials returns the auth option of connect for a machine client
+ * (an agent, a service): no user, no browser. On the server's refusal it
+ * discovers the authorization server (as oauth() does) and asks for a token
+ * with the client credentials grant (the MCP extension
+ * io.modelcontextprotocol/oauth-client-credentials), for the server's
+ * resource; a token that expires is asked for anew. `authorize()` asks now,
+ * `signOut()` forgets the token.
+ */
+export function clientCredentials(options: ClientCredentialsOptions): Auth;

@@ -274,3 +274,32 @@ test("connect: auth on a ws:// URL, or with token, is a TypeError; an oauth() ob
   assert.throws(() => auth[BIND]("https://b.example.com/mcp"), /one per server/);
   assert.throws(() => oauth({ redirectUri: REDIRECT, bogus: 1 }), /unknown option "bogus"/);
 });
+
+test("MCP 2025-03-26 servers without protected resource metadata: the server's origin is the authorization server (its metadata, else /authorize, /token, /register)", async () => {
+  const ORIGIN = "https://mcp.example.com";
+  const withMeta = world({
+    iss: null,
+    route: (url) => {
+      if (url.includes("oauth-protected-resource")) return new Response("not found", { status: 404 });
+      if (url === `${ORIGIN}/.well-known/oauth-authorization-server`) return json({ issuer: ORIGIN, authorization_endpoint: `${ORIGIN}/oauth/authorize`, token_endpoint: `${ORIGIN}/oauth/token`, registration_endpoint: `${ORIGIN}/oauth/register`, code_challenge_methods_supported: ["S256"] });
+      if (url === `${ORIGIN}/oauth/register`) return json({ client_id: "legacy" }, { status: 201 });
+      if (url === `${ORIGIN}/oauth/token`) return json({ access_token: "at-legacy", token_type: "Bearer" });
+      return null;
+    },
+  });
+  const a = oauth({ redirectUri: REDIRECT, fetch: withMeta.fetch, authorize: withMeta.authorize });
+  assert.equal(await a[BIND](SERVER).token({ error: { status: 401 } }), "at-legacy");
+  assert.equal(a.get().issuer, ORIGIN);
+  const bare = world({
+    iss: null,
+    route: (url) => {
+      if (url.includes("/.well-known/")) return new Response("not found", { status: 404 });
+      if (url === `${ORIGIN}/register`) return json({ client_id: "legacy" }, { status: 201 });
+      if (url === `${ORIGIN}/token`) return json({ access_token: "at-fallback", token_type: "Bearer" });
+      return null;
+    },
+  });
+  const b = oauth({ redirectUri: REDIRECT, fetch: bare.fetch, authorize: bare.authorize });
+  assert.equal(await b[BIND](SERVER).token({ error: { status: 401 } }), "at-fallback");
+  assert.equal(world.lastAuthorization.origin + world.lastAuthorization.pathname, `${ORIGIN}/authorize`);
+});

@@ -200,10 +200,10 @@ export function oauth(config = {}) {
     }
   }
 
-  async function metadataFor(issuer) {
+  async function metadataFor(issuer, legacy = false) {
     let as = metadata.get(issuer);
     if (!as) {
-      as = await flow.discoverAuthServer(issuer, ctx());
+      as = await flow.discoverAuthServer(issuer, ctx(), { legacy });
       metadata.set(issuer, as);
     }
     return as;
@@ -236,9 +236,18 @@ export function oauth(config = {}) {
    * (and its flow record, kept per state).
    */
   async function prepare(challenge = {}, stepUp = false, auto = false) {
-    const prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
+    let prm;
+    try {
+      prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
+    } catch (err) {
+      if (!(err instanceof OAuthError) || err.code !== "no_metadata") throw err;
+      // MCP 2025-03-26: no protected resource metadata; the MCP server's
+      // origin is its authorization server (its metadata, else the default
+      // endpoints /authorize, /token, /register).
+      prm = { resource: serverUrl, authorizationServers: [new URL(serverUrl).origin], legacy: true };
+    }
     const issuer = prm.authorizationServers[0];
-    const as = await metadataFor(issuer);
+    const as = await metadataFor(issuer, prm.legacy === true);
     await bindTo(issuer, prm.resource, prm.scopesSupported);
     const client = await clientFor(as);
     const scope = flow.chooseScopes({

@@ -120,7 +120,7 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
  * flow needs.
  * @returns {Promise<oauth.AuthorizationServer>}
  */
-export async function discoverAuthServer(issuer, ctx) {
+export async function discoverAuthServer(issuer, ctx, { grant = "authorization_code", legacy = false } = {}) {
   const step = "authorization server metadata";
   const c = { ...ctx, step };
   checkURL(issuer, "issuer", ctx);
@@ -141,13 +141,21 @@ export async function discoverAuthServer(issuer, ctx) {
         checkURL(as[k], `${step}: ${k}`, ctx);
       }
     }
+    if (grant === "client_credentials") {
+      if (!as.token_endpoint) throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no token_endpoint`, { step, server: ctx.server });
+      return as;
+    }
     if (!as.authorization_endpoint || !as.token_endpoint) {
-      throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${url} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
+      throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
     }
     if (!Array.isArray(as.code_challenge_methods_supported) || !as.code_challenge_methods_supported.includes("S256")) {
       throw new OAuthError("no_s256", `${ctx.server}: the authorization server ${issuer} does not list S256 in code_challenge_methods_supported: the flow needs PKCE with S256 and refuses to go on without it`, { step, server: ctx.server });
     }
     return as;
+  }
+  if (legacy) {
+    // MCP 2025-03-26: a server without metadata has the default endpoints at its origin.
+    return { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, code_challenge_methods_supported: ["S256"] };
   }
   throw new OAuthError("no_metadata", `${ctx.server}: no metadata found for the authorization server ${issuer} (${tried.join("; ")})`, { step, server: ctx.server });
 }
@@ -348,6 +356,28 @@ export async function refresh({ as, client, tokens, resource }, ctx) {
     return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the refresh token`);
+  }
+}
+
+/**
+ * clientCredentials asks the token endpoint for a token of the client
+ * itself (OAuth 2.1 client credentials grant, SEP-1046), for the resource,
+ * authenticated with a secret (client_secret_basic, or _post where the
+ * server offers only that) or a private key (private_key_jwt, RFC 7523).
+ */
+export async function clientCredentials({ as, clientId, clientSecret, privateKey, resource, scope }, ctx) {
+  const step = "token";
+  const client = { client_id: clientId };
+  let auth;
+  if (privateKey) auth = oauth.PrivateKeyJwt(privateKey);
+  else auth = clientAuth({ client_id: clientId, client_secret: clientSecret, token_endpoint_auth_method: pickSecretMethod(as) });
+  const params = { resource };
+  if (scope) params.scope = scope;
+  try {
+    const res = await oauth.clientCredentialsGrantRequest(as, client, auth, params, options({ ...ctx, step }));
+    return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res));
+  } catch (err) {
+    throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the client's credentials`);
   }
 }
 
