@@ -182,7 +182,7 @@ export interface ClientCredentialsOptions {
   clientId: string;
   /** Its secret (client_secret_basic, or client_secret_post where the server offers only that). One of clientSecret and privateKey. */
   clientSecret?: string;
-  /** Its private key, for private_key_jwt (RFC 7523): a CryptoKey, or a PKCS #8 PEM string (imported non-extractable). */
+  /** Its private key, for private_key_jwt (RFC 7523): a CryptoKey, or a PKCS8 PEM string (imported non-extractable). */
   privateKey?: CryptoKey | string;
   /** The key's algorithm (a PEM's import, and the assertion's alg). Default "ES256". */
   algorithm?: "ES256" | "ES384" | "ES512" | "RS256" | "PS256" | "EdDSA";

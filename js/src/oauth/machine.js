@@ -41,9 +41,9 @@ export function clientCredentials(config = {}) {
   if (typeof config.clientId !== "string" || !config.clientId) throw new TypeError("mcplive/oauth: clientCredentials needs clientId (the client registered at the authorization server)");
   const hasSecret = typeof config.clientSecret === "string" && config.clientSecret !== "";
   const hasKey = config.privateKey !== undefined && config.privateKey !== null;
-  if (hasSecret === hasKey) throw new TypeError("mcplive/oauth: clientCredentials needs one of clientSecret (client_secret_basic) or privateKey (private_key_jwt: a CryptoKey, or a PKCS #8 PEM string)");
+  if (hasSecret === hasKey) throw new TypeError("mcplive/oauth: clientCredentials needs one of clientSecret (client_secret_basic) or privateKey (private_key_jwt: a CryptoKey, or a PKCS8 PEM string)");
   if (hasKey && typeof config.privateKey !== "string" && !(typeof CryptoKey === "function" && config.privateKey instanceof CryptoKey)) {
-    throw new TypeError("mcplive/oauth: clientCredentials: privateKey must be a CryptoKey (private, for signing) or a PKCS #8 PEM string");
+    throw new TypeError("mcplive/oauth: clientCredentials: privateKey must be a CryptoKey (private, for signing) or a PKCS8 PEM string");
   }
   const algorithm = config.algorithm ?? "ES256";
   if (!ALGORITHMS[algorithm]) throw new TypeError(`mcplive/oauth: clientCredentials: algorithm must be one of ${Object.keys(ALGORITHMS).join(", ")}`);
@@ -166,7 +166,7 @@ export function clientCredentials(config = {}) {
   return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
 }
 
-/** importPem imports a PKCS #8 PEM private key for signing with alg. */
+/** importPem imports a PKCS8 PEM private key for signing with alg. */
 async function importPem(pem, alg) {
   const b64 = pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "");
   const der = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
