@@ -70,6 +70,11 @@ type HTTPTransport struct {
 	// is sent as "Authorization: Bearer <token>". It is the hook for an
 	// app's own OAuth: return a cached token, refresh it when it expires.
 	Token func(ctx context.Context) (string, error)
+	// Credentials, when set, is called before every request instead of
+	// Token, with the request's method and URL, and its headers are set on
+	// the request: an Authorization of any scheme, and what goes with it
+	// (a DPoP proof, RFC 9449, is made for one method and URL).
+	Credentials func(ctx context.Context, method, url string) (Header, error)
 	// OnUnauthorized, when set, is called when the server refuses a
 	// request's credentials (401, or 403 with a challenge), with the
 	// server's challenge. When it returns nil (it got a new token, for
@@ -122,6 +127,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		url:         t.URL,
 		header:      t.Header,
 		token:       t.Token,
+		creds:       t.Credentials,
 		onUnauth:    t.OnUnauthorized,
 		limit:       t.ReadLimit,
 		dialTimeout: t.DialTimeout,
@@ -154,6 +160,7 @@ type httpConn struct {
 	url         string
 	header      Header
 	token       func(context.Context) (string, error)
+	creds       func(context.Context, string, string) (Header, error)
 	onUnauth    func(context.Context, *AuthError) error
 	rt          roundTripper
 	closeIdle   func() // releases rt's idle connections; nil when not ours
@@ -652,7 +659,17 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if req.Header == nil {
 		req.Header = Header{}
 	}
-	if c.token != nil {
+	if c.creds != nil {
+		h, err := c.creds(ctx, method, c.url)
+		if err != nil {
+			return nil, fmt.Errorf("mcplive: %s %s: get credentials: %w", method, c.url, err)
+		}
+		for k, v := range h {
+			if len(v) > 0 {
+				req.Header.Set(k, v[0])
+			}
+		}
+	} else if c.token != nil {
 		tok, err := c.token(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)

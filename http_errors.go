@@ -224,6 +224,7 @@ func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
 		Scope:            params["scope"],
 		Code:             params["error"],
 		Description:      params["error_description"],
+		DPoPNonce:        resp.Header.Get("DPoP-Nonce"),
 	}
 	c.mu.Lock()
 	if !c.established {
@@ -352,6 +353,9 @@ type AuthError struct {
 	Scope            string
 	Code             string
 	Description      string
+	// DPoPNonce is the response's DPoP-Nonce header (RFC 9449: the nonce
+	// the server wants in the next proof, with error use_dpop_nonce).
+	DPoPNonce string
 
 	err error
 }

@@ -53,6 +53,8 @@ if (scenario.startsWith("auth/client-credentials-")) {
     // Pre-registered credentials, where the scenario gives some.
     clients: context.client_id ? () => ({ clientId: context.client_id, clientSecret: context.client_secret }) : undefined,
     registration: { clientName: "mcplive-conformance" },
+    // DPoP (RFC 9449) where the scenario is about it.
+    ...(scenario.startsWith("auth/dpop") ? { dpop: true } : {}),
     authorize: async (authorizationUrl, { signal }) => {
       const res = await fetch(authorizationUrl, { redirect: "manual", signal });
       const location = res.headers.get("location");

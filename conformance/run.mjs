@@ -93,6 +93,9 @@ const SCENARIOS = [
   ["2025-11-25", "auth/client-credentials-jwt", V01],
   ["2026-07-28", "auth/client-credentials-basic", V02],
   ["2026-07-28", "auth/client-credentials-jwt", V02],
+  // DPoP (RFC 9449, SEP-1932): oauth({ dpop: true }).
+  ["2026-07-28", "auth/dpop", V02],
+  ["2026-07-28", "auth/dpop-nonce", V02],
 ];
 
 // The extensions' scenarios (on no revision's timeline): 0.2 runs them with --force.

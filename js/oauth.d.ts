@@ -81,6 +81,16 @@ export interface OAuthOptions {
    * when read from the origin's root well-known URL.
    */
   allowParentResource?: boolean;
+  /**
+   * DPoP (RFC 9449): bind the tokens to a key pair whose private key never
+   * leaves WebCrypto (not extractable; kept in IndexedDB in a browser, in
+   * memory elsewhere; a new one after signOut()). Token and refresh requests
+   * carry a proof, and so does every MCP request (Streamable HTTP), for its
+   * method and URL; a server's DPoP-Nonce is used, and a use_dpop_nonce
+   * answer retried once. A server that issues Bearer tokens gets bearer
+   * requests. Default false.
+   */
+  dpop?: boolean;
 }
 
 /** The state of one server's authorization: the value of client.auth. */

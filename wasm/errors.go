@@ -34,6 +34,8 @@ type errorInfo struct {
 	// insufficient_scope, ...): what an OAuth client acts on.
 	Error            string `json:"error,omitempty"`
 	ErrorDescription string `json:"errorDescription,omitempty"`
+	// DPoPNonce: the server's DPoP-Nonce (RFC 9449), for the next proof.
+	DPoPNonce string `json:"dpopNonce,omitempty"`
 	// Cause is the system's error under a failed request (Node's fetch:
 	// code "ECONNREFUSED"), the JS Error's cause.
 	Cause *causeInfo `json:"cause,omitempty"`
@@ -96,7 +98,7 @@ func (e *errorInfo) MarshalJSON() ([]byte, error) {
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"resourceMetadata", e.ResourceMetadata}, {"scope", e.Scope}, {"wwwAuthenticate", e.WWWAuthenticate},
-		{"error", e.Error}, {"errorDescription", e.ErrorDescription},
+		{"error", e.Error}, {"errorDescription", e.ErrorDescription}, {"dpopNonce", e.DPoPNonce},
 	} {
 		if f.v != "" {
 			if err := field(f.name, f.v); err != nil {
@@ -151,7 +153,7 @@ func describe(err error) *errorInfo {
 	case errors.As(err, &auth):
 		info.Name = "AuthError"
 		info.Status, info.ResourceMetadata, info.Scope, info.WWWAuthenticate = auth.StatusCode, auth.ResourceMetadata, auth.Scope, auth.WWWAuthenticate
-		info.Error, info.ErrorDescription = auth.Code, auth.Description
+		info.Error, info.ErrorDescription, info.DPoPNonce = auth.Code, auth.Description, auth.DPoPNonce
 	case errors.As(err, &rpc):
 		info.Name = "RPCError"
 		code := rpc.Code

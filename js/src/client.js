@@ -134,7 +134,7 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
   // With auth (mcplive/oauth), the authorization context is the issuer and
   // subject (authBinding.context()), moved only at a new authorization: a
   // refreshed token is the same context, not a new one.
-  if (token) hooks.token = tokenHook(token, url, cache, firstToken, authBinding ? () => authBinding.context() : (t) => tokenContext(t));
+  if (token) hooks.token = tokenHook(token, url, cache, firstToken, authBinding ? Object.assign(() => authBinding.context(), { binding: true }) : (t) => tokenContext(t));
   if (onElicit) hooks.elicit = elicitHook(onElicit);
   if (logger) hooks.diag = diagHook(logger);
 
@@ -360,13 +360,21 @@ export function createClient(start, { url, goOptions, signal, token, onElicit, l
  * or done("e:" + why) once that settled.
  */
 function tokenHook(fn, url, cache, first, contextOf) {
-  return (done, refusal) => {
+  return (done, refusal, method, requestUrl) => {
     // The first token may have been asked for already, to find the
     // authorization context of the kept catalog (connect.js).
     let p = first;
     first = null;
-    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })));
+    const error = typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined;
+    // mcplive/oauth's binding also gets the request's method and URL (a DPoP proof is made for them).
+    const arg = contextOf.binding ? { url, error, method: method || undefined, requestUrl: requestUrl || undefined } : { url, error };
+    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze(arg)));
     p.then(async (t) => {
+        // A DPoP-bound token (mcplive/oauth): the token and this request's proof.
+        if (contextOf.binding && t !== null && typeof t === "object" && typeof t.token === "string" && typeof t.dpop === "string") {
+          if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t.token)).catch(() => null));
+          return `d:${t.token}\n${t.dpop}`;
+        }
         if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
         // Another authorization context: the kept private results of the
         // one before are removed. With mcplive/oauth the context is the

@@ -11,14 +11,14 @@ import { createStore, report } from "../store.js";
 import { sha256 } from "../hash.js";
 import { OAuthError } from "./errors.js";
 import { anySignal, checkURL, inBrowser, isLoopback } from "./http.js";
-import { memoryStorage, sessionStorageAdapter, checkStorage } from "./storage.js";
+import { memoryStorage, sessionStorageAdapter, checkStorage, dpopKeyPair } from "./storage.js";
 import * as flow from "./flow.js";
 import { openPopup, waitForCallback } from "./browser.js";
 
 /** BIND: how connect (js/src/connect.js) attaches an oauth() object to a server. */
 export const BIND = Symbol.for("mcplive.oauth.bind");
 
-const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource"];
+const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource", "dpop"];
 const MAX_STEP_UPS = 3;
 /**
  * The authorizations a server's refusals may start by themselves (not the
@@ -65,6 +65,7 @@ export function oauth(config = {}) {
   if (config.authorize !== undefined && typeof config.authorize !== "function") throw new TypeError("mcplive/oauth: authorize must be a function (authorizationUrl, { signal }) => Promise<callbackUrl>");
   if (config.mode !== undefined && config.mode !== "popup" && config.mode !== "redirect") throw new TypeError('mcplive/oauth: mode must be "popup" or "redirect"');
   if (config.fetch !== undefined && typeof config.fetch !== "function") throw new TypeError("mcplive/oauth: fetch must be a function");
+  if (config.dpop !== undefined && typeof config.dpop !== "boolean") throw new TypeError("mcplive/oauth: dpop must be true or false");
   const scopes = Array.isArray(config.scopes) ? config.scopes.join(" ") : config.scopes;
   if (scopes !== undefined && typeof scopes !== "string") throw new TypeError("mcplive/oauth: scopes must be a string or an array of strings");
   const storage = config.storage === undefined ? memoryStorage() : checkStorage(config.storage);
@@ -100,7 +101,19 @@ export function oauth(config = {}) {
   const onAuthorized = new Set(); // fns of the clients to re-list after a new authorization
   const waiters = new Set();
 
-  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal, allowPrivateNetwork: config.allowPrivateNetwork === true, allowParentResource: config.allowParentResource === true });
+  let dpop = null; // oauth4webapi's DPoP handle (config.dpop), once its key is ready
+  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal, allowPrivateNetwork: config.allowPrivateNetwork === true, allowParentResource: config.allowParentResource === true, dpop });
+
+  /** useDPoP makes (or loads) the DPoP key pair; a runtime without WebCrypto fails the flow, never falls back to bearer. */
+  async function useDPoP(fresh = false) {
+    if (!config.dpop) return;
+    try {
+      dpop = flow.dpopHandle(await dpopKeyPair(`${serverUrl}`, { fresh }));
+    } catch (err) {
+      dpop = null;
+      throw new OAuthError("storage", `${serverUrl}: the DPoP key could not be made (${err?.message ?? err})`, { step: "dpop", server: serverUrl });
+    }
+  }
   const tokensKey = (b) => `tokens:${b.issuer}|${b.resource}`;
   const clientKey = (issuer) => `client:${issuer}|${redirectUri}`;
   const flowIndexKey = () => `flows:${serverUrl}`;
@@ -133,6 +146,7 @@ export function oauth(config = {}) {
   }
 
   async function load() {
+    await useDPoP().catch(report);
     try {
       binding = (await store("get", `server:${serverUrl}`)) ?? null;
       if (binding) {
@@ -465,9 +479,30 @@ export function oauth(config = {}) {
   /** transient: a refresh failure that keeps the tokens (not a refused refresh token). */
   const transient = (err) => !(err instanceof OAuthError && err.code === "token_error" && DEAD_REFRESH.has(err.error)) && tokens !== null;
 
+  /**
+   * bound is the token hook of the binding: token() for a DPoP-bound token
+   * gives { token, dpop }: the token and the proof of this request (its
+   * method and URL); after a refusal, no proof (the retry asks for its own).
+   */
+  async function bound(arg = {}) {
+    const t = await token(arg);
+    if (typeof t === "string" && t && dpop && tokens?.access_token === t && String(tokens.token_type).toLowerCase() === "dpop") {
+      if (arg.error || !arg.method || !arg.requestUrl) return { token: t, dpop: "" };
+      return { token: t, dpop: await flow.proof(dpop, arg.method, arg.requestUrl, t) };
+    }
+    return t;
+  }
+
   /** token is the connect option token: Go calls it before each request, and after a refusal. */
   async function token({ error } = {}) {
     await loaded;
+    if (error && config.dpop && !dpop) throw new OAuthError("storage", `${serverUrl}: dpop is on and no DPoP key could be made: no token is asked for`, { step: "dpop", server: serverUrl });
+    if (error?.dpopNonce && dpop) {
+      // RFC 9449 section 9: the resource server's nonce goes in the next proofs.
+      dpop.cacheNonce(new Response(null, { headers: { "dpop-nonce": error.dpopNonce } }), new URL(serverUrl));
+      // The challenge's error may sit in its DPoP challenge next to a Bearer one.
+      if ((error.error === "use_dpop_nonce" || /use_dpop_nonce/.test(error.wwwAuthenticate ?? "")) && tokens?.access_token) return tokens.access_token;
+    }
     if (!error) {
       if (!tokens?.access_token) return "";
       if (expiring(tokens) && tokens.refresh_token && binding) {
@@ -580,6 +615,7 @@ export function oauth(config = {}) {
     }
     await loaded;
     await forget({ forgetClient, held });
+    await useDPoP(true).catch(report); // the next user's tokens are bound to a new key
     for (const fn of onAuthorized) fn();
   }
 
@@ -630,7 +666,7 @@ export function oauth(config = {}) {
       loaded = load();
     }
     return Object.freeze({
-      token,
+      token: bound,
       waitAuthorized,
       /** status: the store's status ("needs-authorization": a refusal waits for the user's authorize()). */
       status: () => state.store.get().status,

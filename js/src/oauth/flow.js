@@ -21,6 +21,8 @@ import { checkURL, readJSON, redactURL, request } from "./http.js";
 function options(ctx, extra = {}) {
   return {
     ...extra,
+    // DPoP (RFC 9449): a proof on each token request, the nonces the server sends kept.
+    ...(ctx.dpop && (ctx.step === "token" || ctx.step === "refresh") ? { DPoP: ctx.dpop } : {}),
     [oauth.customFetch]: (url, init) => request(url, { method: init.method, headers: init.headers, body: init.body }, ctx),
     // request() refuses plain http other than loopback itself.
     [oauth.allowInsecureRequests]: true,
@@ -311,6 +313,32 @@ export async function startAuthorization({ as, client, redirectUri, resource, sc
   };
 }
 
+/**
+ * dpopHandle is oauth4webapi's DPoP handle for a key pair: it makes the
+ * proofs (token requests, and each MCP request: proof()) and keeps the
+ * nonces servers send.
+ */
+export function dpopHandle(keyPair) {
+  return oauth.DPoP({ client_id: "mcplive" }, keyPair);
+}
+
+/** proof makes the DPoP proof of one request (its method and URL, the access token's hash). */
+export async function proof(handle, method, url, accessToken) {
+  const h = new Headers();
+  await handle.addProof(new URL(url), h, method, accessToken);
+  return h.get("dpop");
+}
+
+/** nonceRetry runs a token request, and once more when a DPoP server asks for its nonce (use_dpop_nonce). */
+async function nonceRetry(ctx, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    if (ctx.dpop && oauth.isDPoPNonceError(err)) return fn();
+    throw err;
+  }
+}
+
 /** tokenRecord keeps what the flow needs of a token response. */
 function tokenRecord(r, prior) {
   return {
@@ -341,8 +369,10 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
   }
   const step = "token";
   try {
-    const res = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, clientAuth(client), params, flow.redirectUri, flow.verifier, options({ ...ctx, step }, { additionalParameters: { resource: flow.resource } }));
-    return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res));
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, clientAuth(client), params, flow.redirectUri, flow.verifier, options({ ...ctx, step }, { additionalParameters: { resource: flow.resource } }));
+      return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res));
+    });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the code`);
   }
@@ -352,8 +382,10 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
 export async function refresh({ as, client, tokens, resource }, ctx) {
   const step = "refresh";
   try {
-    const res = await oauth.refreshTokenGrantRequest(as, { client_id: client.client_id }, clientAuth(client), tokens.refresh_token, options({ ...ctx, step }, { additionalParameters: { resource } }));
-    return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.refreshTokenGrantRequest(as, { client_id: client.client_id }, clientAuth(client), tokens.refresh_token, options({ ...ctx, step }, { additionalParameters: { resource } }));
+      return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
+    });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the refresh token`);
   }
@@ -374,8 +406,10 @@ export async function clientCredentials({ as, clientId, clientSecret, privateKey
   const params = { resource };
   if (scope) params.scope = scope;
   try {
-    const res = await oauth.clientCredentialsGrantRequest(as, client, auth, params, options({ ...ctx, step }));
-    return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res));
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.clientCredentialsGrantRequest(as, client, auth, params, options({ ...ctx, step }));
+      return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res));
+    });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the client's credentials`);
   }
