@@ -102,6 +102,29 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
     }
   });
 
+  test("DPoP: oauth({ dpop: true }) gets a key-bound token, every request carries a proof the server checks; the token alone, as a bearer, is refused", async () => {
+    const port = await freePort();
+    const user = consentWithFetch();
+    const storage = memoryStorage();
+    const auth = oauth({ redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger: null }), storage, dpop: true });
+    const client = await connect(env.server.mcp, { auth, reconnect: false });
+    try {
+      assert.equal(auth.get().status, "authorized");
+      assert.ok(client.tools.get().items.some((t) => t.name === "echo"), "listed with DPoP");
+      assert.equal((await client.callTool("echo", { text: "bound" })).content[0].text, "bound");
+      // The kept token, stolen and sent without the key's proof: refused.
+      const rec = await storage.get(`tokens:${env.as.issuer}|${env.server.mcp}`);
+      assert.equal(String(rec.token_type).toLowerCase(), "dpop", "the authorization server issued a DPoP-bound token");
+      const stolen = await fetch(env.server.mcp, { method: "POST", headers: { authorization: `Bearer ${rec.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+      assert.equal(stolen.status, 401, "a key-bound token is not a bearer token");
+      const replay = await fetch(env.server.mcp, { method: "POST", headers: { authorization: `DPoP ${rec.access_token}`, dpop: "e30.e30.AAAA", "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+      assert.equal(replay.status, 401, "nor with a forged proof");
+      assert.match(replay.headers.get("www-authenticate"), /invalid_dpop_proof/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("Node without an authorize option: connect rejects at once with the advice (it used to end the process with code 13)", async () => {
     const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback" });
     await assert.rejects(connect(env.server.mcp, { auth, reconnect: false }), (err) => {
