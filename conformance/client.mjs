@@ -37,7 +37,10 @@ const options = {
   },
 };
 
-if (scenario.startsWith("auth/client-credentials-")) {
+if (scenario === "auth/wif-jwt-bearer") {
+  // Workload identity federation (SEP-1933): the workload's JWT, traded with the JWT bearer grant.
+  options.auth = clientCredentials({ clientId: context.client_id, assertion: context.valid_jwt });
+} else if (scenario.startsWith("auth/client-credentials-")) {
   // A machine client (SEP-1046): its own credentials from the scenario's
   // context, a secret (client_secret_basic) or a private key (private_key_jwt).
   options.auth = clientCredentials({

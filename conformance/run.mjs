@@ -96,6 +96,8 @@ const SCENARIOS = [
   // DPoP (RFC 9449, SEP-1932): oauth({ dpop: true }).
   ["2026-07-28", "auth/dpop", V02],
   ["2026-07-28", "auth/dpop-nonce", V02],
+  // Workload identity federation (SEP-1933): the JWT bearer grant.
+  ["2026-07-28", "auth/wif-jwt-bearer", V02],
 ];
 
 // The extensions' scenarios (on no revision's timeline): 0.2 runs them with --force.

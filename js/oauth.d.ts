@@ -194,6 +194,14 @@ export interface ClientCredentialsOptions {
   clientSecret?: string;
   /** Its private key, for private_key_jwt (RFC 7523): a CryptoKey, or a PKCS8 PEM string (imported non-extractable). */
   privateKey?: CryptoKey | string;
+  /**
+   * A workload identity JWT (from the platform: a cloud's or Kubernetes'
+   * service account token), or a function that gives a fresh one: traded
+   * with the JWT bearer grant (RFC 7523, the MCP extension
+   * io.modelcontextprotocol/auth/wif). One of clientSecret, privateKey and
+   * assertion.
+   */
+  assertion?: string | (() => string | Promise<string>);
   /** The key's algorithm (a PEM's import, and the assertion's alg). Default "ES256". */
   algorithm?: "ES256" | "ES384" | "ES512" | "RS256" | "PS256" | "EdDSA";
   /** Scopes to ask for on top of the ones the server's challenge or metadata names. */
@@ -214,7 +222,8 @@ export interface ClientCredentialsOptions {
  * discovers the authorization server (as oauth() does) and asks for a token
  * with the client credentials grant (the MCP extension
  * io.modelcontextprotocol/oauth-client-credentials), for the server's
- * resource; a token that expires is asked for anew. `authorize()` asks now,
- * `signOut()` forgets the token.
+ * resource (or, with assertion, the JWT bearer grant); a token that expires
+ * is asked for anew; a refusal at the token endpoint is not retried until
+ * `authorize()`, which asks now. `signOut()` forgets the token.
  */
 export function clientCredentials(options: ClientCredentialsOptions): Auth;

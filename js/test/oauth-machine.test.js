@@ -52,7 +52,7 @@ test("private_key_jwt: a PEM key; the assertion is signed, for the issuer, by an
 
 test("clientCredentials: options are checked; a refused client is an OAuthError; refusals are capped", async () => {
   assert.throws(() => clientCredentials({}), /clientId/);
-  assert.throws(() => clientCredentials({ clientId: "a" }), /one of clientSecret .* or privateKey/);
+  assert.throws(() => clientCredentials({ clientId: "a" }), /one of clientSecret .*, privateKey .* or assertion/);
   assert.throws(() => clientCredentials({ clientId: "a", clientSecret: "s", privateKey: "k" }), /one of/);
   assert.throws(() => clientCredentials({ clientId: "a", clientSecret: "s", algorithm: "HS256" }), /algorithm/);
   const refused = cc({ token: () => json({ error: "invalid_client" }, { status: 401 }) }, { clientSecret: "wrong" });
@@ -65,4 +65,31 @@ test("clientCredentials: options are checked; a refused client is an OAuthError;
   assert.ok(err instanceof OAuthError);
   assert.equal(err.code, "too_many_authorizations");
   assert.equal(s.requests.filter((r) => r.url === `${ISSUER}/token`).length, 5);
+});
+
+test("assertion: the JWT bearer grant (workload identity, RFC 7523) with the workload's JWT; a refusal is not retried by itself, nor with another grant", async () => {
+  const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2ln";
+  let answer = () => json({ access_token: "at-wif", token_type: "Bearer" });
+  const w = world({ as: { grant_types_supported: ["urn:ietf:params:oauth:grant-type:jwt-bearer"] }, token: () => answer() });
+  let calls = 0;
+  const auth = clientCredentials({ clientId: "workload-1", fetch: w.fetch, assertion: async () => (calls++, jwt) });
+  const b = auth[BIND](SERVER);
+  assert.equal(await b.token({ error: refusal() }), "at-wif");
+  const body = new URLSearchParams(w.requests.find((r) => r.url === `${ISSUER}/token`).body);
+  assert.equal(body.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  assert.equal(body.get("assertion"), jwt);
+  assert.equal(body.get("client_id"), "workload-1");
+  assert.equal(body.get("resource"), SERVER);
+  assert.equal(calls, 1, "the assertion is asked for when a token is");
+  // Refused: surfaced, and not asked again until authorize().
+  answer = () => json({ error: "invalid_grant", error_description: "expired" }, { status: 400 });
+  const n = w.requests.length;
+  await rejectsWith(b.token({ error: refusal({ error: "invalid_token" }) }), "token_error", /invalid_grant/);
+  await rejectsWith(b.token({ error: refusal({ error: "invalid_token" }) }), "token_error", /invalid_grant/);
+  assert.equal(w.requests.filter((r, i) => i >= n && r.url === `${ISSUER}/token`).length, 1, "one token request for two refusals");
+  answer = () => json({ access_token: "at-wif-2", token_type: "Bearer" });
+  await auth.authorize();
+  assert.equal(await b.token({}), "at-wif-2");
+  assert.throws(() => clientCredentials({ clientId: "a", assertion: 5 }), /assertion must be a JWT/);
+  assert.throws(() => clientCredentials({ clientId: "a", assertion: "x", clientSecret: "s" }), /one of/);
 });

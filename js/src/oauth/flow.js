@@ -415,6 +415,26 @@ export async function clientCredentials({ as, clientId, clientSecret, privateKey
   }
 }
 
+/**
+ * jwtBearer trades an assertion (a workload identity token, RFC 7523 JWT
+ * bearer grant, SEP-1933) for a token for the resource; the client
+ * authenticates with nothing else (its id).
+ */
+export async function jwtBearer({ as, clientId, assertion, resource, scope }, ctx) {
+  const step = "token";
+  const client = { client_id: clientId };
+  const params = { assertion, resource, client_id: clientId };
+  if (scope) params.scope = scope;
+  try {
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.genericTokenEndpointRequest(as, client, oauth.None(), "urn:ietf:params:oauth:grant-type:jwt-bearer", params, options({ ...ctx, step }));
+      return tokenRecord(await oauth.processGenericTokenEndpointResponse(as, client, res));
+    });
+  } catch (err) {
+    throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the assertion`);
+  }
+}
+
 /** revoke revokes a token where the server offers RFC 7009 (best effort). */
 export async function revoke({ as, client, token, hint }, ctx) {
   if (!as.revocation_endpoint || !token) return;

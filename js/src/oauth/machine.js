@@ -13,7 +13,7 @@ import { OAuthError } from "./errors.js";
 import * as flow from "./flow.js";
 import { BIND } from "./auth.js";
 
-const OPTIONS = ["clientId", "clientSecret", "privateKey", "algorithm", "scopes", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource"];
+const OPTIONS = ["clientId", "clientSecret", "privateKey", "algorithm", "assertion", "scopes", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource"];
 /** The token requests a server's refusals may cause per window (a refused token is asked for anew, not without end). */
 const MAX_REQUESTS = 5;
 const WINDOW_MS = 60_000;
@@ -41,7 +41,9 @@ export function clientCredentials(config = {}) {
   if (typeof config.clientId !== "string" || !config.clientId) throw new TypeError("mcplive/oauth: clientCredentials needs clientId (the client registered at the authorization server)");
   const hasSecret = typeof config.clientSecret === "string" && config.clientSecret !== "";
   const hasKey = config.privateKey !== undefined && config.privateKey !== null;
-  if (hasSecret === hasKey) throw new TypeError("mcplive/oauth: clientCredentials needs one of clientSecret (client_secret_basic) or privateKey (private_key_jwt: a CryptoKey, or a PKCS8 PEM string)");
+  const hasAssertion = config.assertion !== undefined && config.assertion !== null;
+  if (hasAssertion && typeof config.assertion !== "string" && typeof config.assertion !== "function") throw new TypeError("mcplive/oauth: clientCredentials: assertion must be a JWT (a string) or a function that gives one");
+  if (Number(hasSecret) + Number(hasKey) + Number(hasAssertion) !== 1) throw new TypeError("mcplive/oauth: clientCredentials needs one of clientSecret (client_secret_basic), privateKey (private_key_jwt: a CryptoKey, or a PKCS8 PEM string) or assertion (a workload identity JWT: the JWT bearer grant)");
   if (hasKey && typeof config.privateKey !== "string" && !(typeof CryptoKey === "function" && config.privateKey instanceof CryptoKey)) {
     throw new TypeError("mcplive/oauth: clientCredentials: privateKey must be a CryptoKey (private, for signing) or a PKCS8 PEM string");
   }
@@ -61,6 +63,7 @@ export function clientCredentials(config = {}) {
   let inflight = null;
   let aborter = new AbortController();
   let requests = [];
+  let refused = null; // the token endpoint's refusal: not asked again until authorize()
   const onAuthorized = new Set();
   const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal, allowPrivateNetwork: config.allowPrivateNetwork === true, allowParentResource: config.allowParentResource === true });
 
@@ -76,6 +79,7 @@ export function clientCredentials(config = {}) {
   /** fetchToken discovers (once per challenge) and asks for a token. */
   function fetchToken(challenge, stepUp) {
     inflight ??= (async () => {
+      if (refused) throw refused; // a refusal is not retried by itself (nor with another grant)
       const now = Date.now();
       requests = requests.filter((t) => now - t < WINDOW_MS);
       if (requests.length >= MAX_REQUESTS) {
@@ -93,10 +97,15 @@ export function clientCredentials(config = {}) {
         }
         target = { as, resource: prm.resource, scope };
       }
-      const t = await flow.clientCredentials(
-        { as: target.as, clientId: config.clientId, clientSecret: config.clientSecret, privateKey: hasKey ? await privateKey() : undefined, resource: target.resource, scope: target.scope },
-        ctx(),
-      );
+      let t;
+      try {
+        t = hasAssertion
+          ? await flow.jwtBearer({ as: target.as, clientId: config.clientId, assertion: typeof config.assertion === "function" ? await config.assertion() : config.assertion, resource: target.resource, scope: target.scope }, ctx())
+          : await flow.clientCredentials({ as: target.as, clientId: config.clientId, clientSecret: config.clientSecret, privateKey: hasKey ? await privateKey() : undefined, resource: target.resource, scope: target.scope }, ctx());
+      } catch (err) {
+        if (err instanceof OAuthError && err.code === "token_error") refused = err;
+        throw err;
+      }
       tokens = { ...t, issued_at: Date.now() };
       setState({ status: "authorized", issuer: target.as.issuer, scopes: (t.scope ?? target.scope ?? "").split(" ").filter(Boolean), expiresAt: t.expires_at ?? null, error: null });
       for (const fn of onAuthorized) fn();
@@ -128,6 +137,7 @@ export function clientCredentials(config = {}) {
   async function authorize() {
     if (!serverUrl) throw new TypeError("mcplive/oauth: authorize() before connect(): pass this object as connect's auth option first");
     requests = [];
+    refused = null;
     await fetchToken({}, false);
   }
 
