@@ -209,7 +209,7 @@ test_bench_smoke() {
 # 2025-11-25, 0.2.0-alpha.12 for 2026-07-28, on the Node 22 of the npm package
 # node@22) against conformance/client.mjs, the npm package with the real wasm.
 # It prints one row per scenario; expected failures and their reasons live in
-# conformance/run.mjs (and docs/conformance.md). About 30 s.
+# conformance/run.mjs (and docs/conformance.md). About 3 minutes (61 scenarios).
 # ./build.sh conformance NAME... runs only those scenarios (NAME or REVISION:NAME).
 cmd_conformance() {
   if [ "${1:-}" = --no-build ]; then shift; else build_wasm; fi
