@@ -84,7 +84,7 @@ func (c *httpConn) sessionGone(resp *httpResponse) error {
 	if resp.StatusCode != statusNotFound || sid == "" {
 		return nil
 	}
-	err := fmt.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
+	err := fmt.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, shownURL(c.url))
 	c.mu.Lock()
 	c.expired = true
 	c.mu.Unlock()
@@ -362,7 +362,7 @@ type AuthError struct {
 
 func (e *AuthError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcplive: %s refused the credentials (HTTP %d)", e.URL, e.StatusCode)
+	fmt.Fprintf(&b, "mcplive: %s refused the credentials (HTTP %d)", shownURL(e.URL), e.StatusCode)
 	if e.Code != "" {
 		fmt.Fprintf(&b, ": %s", e.Code)
 	}

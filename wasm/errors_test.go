@@ -223,3 +223,16 @@ type altErr struct{ error }
 
 func (e altErr) Unwrap() error           { return e.error }
 func (altErr) StreamableHTTPURL() string { return "http://h/mcp" }
+
+// TestShownURL: the URL a failed connect names has no userinfo and no query (a token may be in either).
+func TestShownURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ws://h:1/mcp?access_token=SECRET": "ws://h:1/mcp?…",
+		"https://u:SECRET@h/mcp":           "https://h/mcp",
+		"https://h/mcp":                    "https://h/mcp",
+	} {
+		if got := shownURL(in); got != want {
+			t.Errorf("shownURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
