@@ -15,7 +15,7 @@
 #   ./build.sh docs     the API reference (TypeDoc, from js/*.d.ts) into docs/api/
 #   ./build.sh size     the wasm's size by package (code by function name, data in one row)
 #   ./build.sh conformance  the official MCP conformance suite against the npm package
-#                       (Node 22 from npm), every non-OAuth client scenario of 2025-11-25
+#                       (Node 22 from npm), every client scenario of 2025-11-25
 #                       and 2026-07-28; fails on any result not listed in conformance/run.mjs
 #
 # Each command installs what it needs (Go modules, npm ci, Debian chromium when
@@ -300,7 +300,7 @@ test_bench_smoke() {
 # 2025-11-25, 0.2.0-alpha.12 for 2026-07-28, on the Node 22 of the npm package
 # node@22) against conformance/client.mjs, the npm package with the real wasm.
 # It prints one row per scenario; expected failures and their reasons live in
-# conformance/run.mjs (and docs/conformance.md). About 30 s.
+# conformance/run.mjs (and docs/conformance.md). About 3 minutes (61 scenarios).
 # ./build.sh conformance NAME... runs only those scenarios (NAME or REVISION:NAME).
 cmd_conformance() {
   if [ "${1:-}" = --no-build ]; then shift; else build_wasm; fi
@@ -308,7 +308,7 @@ cmd_conformance() {
   npm_ci conformance
   local node22=conformance/node_modules/node/bin/node
   [ -x "$node22" ] || die "conformance/node_modules/node/bin/node missing: the npm package node@22 did not install its binary"
-  say "MCP conformance suite ($("$node22" --version)): every non-OAuth client scenario of 2025-11-25 and 2026-07-28"
+  say "MCP conformance suite ($("$node22" --version)): every client scenario of 2025-11-25 and 2026-07-28, authorization (mcplive/oauth) and its extensions included"
   (cd conformance && NODE_OPTIONS= ./node_modules/node/bin/node run.mjs "$@")
 }
 

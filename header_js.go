@@ -72,3 +72,7 @@ func canonicalHeaderKey(key string) string {
 	}
 	return string(b)
 }
+
+// scrubURL: a browser's WebSocket and fetch errors never quote the URL
+// (see header_native.go's).
+func scrubURL(text, _ string) string { return text }

@@ -68,6 +68,11 @@ type HTTPTransport struct {
 	// is sent as "Authorization: Bearer <token>". It is the hook for an
 	// app's own OAuth: return a cached token, refresh it when it expires.
 	Token func(ctx context.Context) (string, error)
+	// Credentials, when set, is called before every request instead of
+	// Token, with the request's method and URL, and its headers are set on
+	// the request: an Authorization of any scheme, and what goes with it
+	// (a DPoP proof, RFC 9449, is made for one method and URL).
+	Credentials func(ctx context.Context, method, url string) (Header, error)
 	// OnUnauthorized, when set, is called when the server refuses a
 	// request's credentials (401, or 403 with a challenge), with the
 	// server's challenge. When it returns nil (it got a new token, for
@@ -111,7 +116,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 	// for one check; fetch and net/http judge the rest of the URL.
 	scheme, rest, _ := strings.Cut(t.URL, "://")
 	if !(strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) || rest == "" || rest[0] == '/' {
-		return nil, printf.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", t.URL)
+		return nil, printf.Errorf("mcplive: connect %q: a Streamable HTTP URL starts with http:// or https:// and names a host", shownURL(t.URL))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -120,6 +125,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		url:         t.URL,
 		header:      t.Header,
 		token:       t.Token,
+		creds:       t.Credentials,
 		onUnauth:    t.OnUnauthorized,
 		limit:       t.ReadLimit,
 		dialTimeout: t.DialTimeout,
@@ -152,6 +158,7 @@ type httpConn struct {
 	url         string
 	header      Header
 	token       func(context.Context) (string, error)
+	creds       func(context.Context, string, string) (Header, error)
 	onUnauth    func(context.Context, *AuthError) error
 	rt          roundTripper
 	closeIdle   func() // releases rt's idle connections; nil when not ours
@@ -228,7 +235,7 @@ func (c *httpConn) fail(err error) {
 	}
 	c.mu.Unlock()
 	c.queue.close() // what is queued is still read, then err
-	c.log.Warn("mcplive: Streamable HTTP connection ends", "url", c.url, "err", err)
+	c.log.Warn("mcplive: Streamable HTTP connection ends", "url", shownURL(c.url), "err", err)
 }
 
 func (c *httpConn) failure() error {
@@ -274,7 +281,7 @@ func (c *httpConn) awaitGET(ctx context.Context) {
 	case <-c.getReady:
 	case <-ctx.Done():
 	case <-t.C:
-		c.log.Warn("mcplive: the event stream (GET) did not open within the dial timeout; list changes may be late", "url", c.url)
+		c.log.Warn("mcplive: the event stream (GET) did not open within the dial timeout; list changes may be late", "url", shownURL(c.url))
 	}
 }
 
@@ -657,10 +664,20 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if req.Header == nil {
 		req.Header = Header{}
 	}
-	if c.token != nil {
+	if c.creds != nil {
+		h, err := c.creds(ctx, method, c.url)
+		if err != nil {
+			return nil, printf.Errorf("mcplive: %s %s: get credentials: %w", method, shownURL(c.url), err)
+		}
+		for k, v := range h {
+			if len(v) > 0 {
+				req.Header.Set(k, v[0])
+			}
+		}
+	} else if c.token != nil {
 		tok, err := c.token(ctx)
 		if err != nil {
-			return nil, printf.Errorf("mcplive: %s %s: get token: %w", method, c.url, err)
+			return nil, printf.Errorf("mcplive: %s %s: get token: %w", method, shownURL(c.url), err)
 		}
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
@@ -717,7 +734,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 			resp.Body.Close()
 		}
 		acancel()
-		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, c.url, c.dialTimeout, ErrTimeout, ErrDial)
+		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, shownURL(c.url), c.dialTimeout, ErrTimeout, ErrDial)
 	}
 	if err == nil {
 		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
@@ -737,24 +754,24 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 		return nil, ctx.Err()
 	}
 	if errors.Is(err, errRedirect) {
-		return nil, c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, c.url, err), "")
+		return nil, c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, shownURL(c.url), err), "")
 	}
 	hint := "is the server up and the URL right?"
 	if inBrowser() {
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, c.url, err, ErrDial), hint)
+		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, shownURL(c.url), err, ErrDial), hint)
 	}
 	if method == methodGet {
 		// The event stream is optional: a proxy that allows POST only, a
 		// CORS refusal of GET, a redirect loop fail it alone (reopen).
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w", method, c.url, err), hint)
+		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w", method, shownURL(c.url), err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
 	cause := err
-	err = withAdvice(printf.Errorf("mcplive: %s %s: %w: %w", method, c.url, ErrClosed, err), hint)
+	err = withAdvice(printf.Errorf("mcplive: %s %s: %w: %w", method, shownURL(c.url), ErrClosed, err), hint)
 	c.fail(err)
 	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
 		// This request certainly never reached the server: its caller

@@ -83,7 +83,7 @@ func (c *httpConn) sessionGone(resp *httpResponse) error {
 	if resp.StatusCode != statusNotFound || sid == "" {
 		return nil
 	}
-	err := printf.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, c.url)
+	err := printf.Errorf("%w: the server ended session %q (%s %s answered 404 Not Found): a new session is needed", ErrClosed, sid, resp.Request.Method, shownURL(c.url))
 	c.mu.Lock()
 	c.expired = true
 	c.mu.Unlock()
@@ -223,6 +223,7 @@ func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
 		Scope:            params["scope"],
 		Code:             params["error"],
 		Description:      params["error_description"],
+		DPoPNonce:        resp.Header.Get("DPoP-Nonce"),
 	}
 	c.mu.Lock()
 	if !c.established {
@@ -351,12 +352,15 @@ type AuthError struct {
 	Scope            string
 	Code             string
 	Description      string
+	// DPoPNonce is the response's DPoP-Nonce header (RFC 9449: the nonce
+	// the server wants in the next proof, with error use_dpop_nonce).
+	DPoPNonce string
 
 	err error
 }
 
 func (e *AuthError) Error() string {
-	b := printf.Appendf(nil, "mcplive: %s refused the credentials (HTTP %d)", e.URL, e.StatusCode)
+	b := printf.Appendf(nil, "mcplive: %s refused the credentials (HTTP %d)", shownURL(e.URL), e.StatusCode)
 	if e.Code != "" {
 		b = printf.Appendf(b, ": %s", e.Code)
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -490,6 +491,59 @@ func TestHTTPHostileAuth(t *testing.T) {
 		}
 		assertEqual(t, pings, []string{"Bearer t1", "Bearer t2"}, "the pings' tokens")
 	})
+}
+
+// TestHTTPHostileCredentials: the Credentials hook is called for each
+// request with its method and URL, and its headers go with that request
+// (a DPoP proof is made per method and URL); a 401 carries the server's
+// DPoP-Nonce in the *AuthError, and the retry asks the hook again.
+func TestHTTPHostileCredentials(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var calls []string
+	nonce := ""
+	tr := mcplive.HTTPTransport{
+		Credentials: func(_ context.Context, method, url string) (mcplive.Header, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls = append(calls, method+" "+url)
+			return mcplive.Header{"Authorization": {"DPoP at"}, "DPoP": {"proof-" + strconv.Itoa(len(calls)) + "-" + nonce}}, nil
+		},
+		OnUnauthorized: func(_ context.Context, e *mcplive.AuthError) error {
+			mu.Lock()
+			defer mu.Unlock()
+			nonce = e.DPoPNonce
+			if e.Code != "use_dpop_nonce" || nonce == "" {
+				return errors.New("not a nonce challenge")
+			}
+			return nil
+		},
+	}
+	s, h := hSession(t, hh.Options{SessionID: "s1"}, tr, nil)
+	done := async(func() error { return s.Ping(testCtx(t)) })
+	r := h.Expect(http.MethodPost, "ping")
+	r.SetHeader("WWW-Authenticate", `DPoP error="use_dpop_nonce", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource"`)
+	r.SetHeader("DPoP-Nonce", "n1")
+	r.Answer(401, "", "")
+	h.Expect(http.MethodPost, "ping").Result("{}")
+	assertNoErr(t, recv(t, done, "Ping"), "Ping after the nonce")
+	var pings []string
+	for _, r := range h.Log() {
+		assertEqual(t, r.Header.Get("Authorization"), "DPoP at", r.Method+" "+r.RPC.Method+": Authorization")
+		if r.RPC.Method == "ping" {
+			pings = append(pings, r.Header.Get("DPoP"))
+		}
+	}
+	if len(pings) != 2 || !strings.HasSuffix(pings[0], "-") || !strings.HasSuffix(pings[1], "-n1") || pings[0] == pings[1] {
+		t.Errorf("the pings' proofs: %q, want a fresh proof each, the second with the nonce", pings)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range calls {
+		if c != "POST "+h.URL && c != "GET "+h.URL && c != "DELETE "+h.URL {
+			t.Errorf("Credentials called with %q, want a method and %s", c, h.URL)
+		}
+	}
 }
 
 // Resumption: a POST stream that drops after an event id is resumed with a

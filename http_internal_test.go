@@ -1,10 +1,13 @@
 package mcplive
 
 import (
+	"context"
 	"encoding/base64"
 	"maps"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Mcp-Name travels as it is when it is plain ASCII, base64 in the
@@ -74,6 +77,45 @@ func TestHTTPParseAuthParams(t *testing.T) {
 	} {
 		if got := parseAuthParams(h); !maps.Equal(got, want) {
 			t.Errorf("parseAuthParams(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+// TestShownURL: errors and log lines show URLs without userinfo and query
+// (a token may travel in either); the URL the requests go to is unchanged.
+func TestShownURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ws://h:1/mcp?access_token=SECRET":    "ws://h:1/mcp?…",
+		"https://u:SECRET@h/mcp":              "https://h/mcp",
+		"https://u:SECRET@h":                  "https://h",
+		"https://h/mcp#SECRET":                "https://h/mcp?…",
+		"https://h/mcp":                       "https://h/mcp",
+		"http://u@h:8/p/q?x=SECRET&y=1#f":     "http://h:8/p/q?…",
+		"https://h/path@notuser?token=SECRET": "https://h/path@notuser?…",
+	} {
+		if got := shownURL(in); got != want {
+			t.Errorf("shownURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDialErrorsRedactURL: a refused dial names the server without the token its URL carries.
+func TestDialErrorsRedactURL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, tr := range []Transport{
+		&WebSocketTransport{URL: "ws://user:SECRET@127.0.0.1:1/mcp?access_token=SECRET", DialTimeout: 2 * time.Second},
+		&HTTPTransport{URL: "http://user:SECRET@127.0.0.1:1/mcp?access_token=SECRET", DialTimeout: 2 * time.Second},
+	} {
+		_, err := NewSession(ctx, tr, nil)
+		if err == nil {
+			t.Fatal("a dial to port 1 succeeded")
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("the error shows the URL's credentials: %v", err)
+		}
+		if !strings.Contains(err.Error(), "127.0.0.1:1/mcp?…") {
+			t.Errorf("the error does not name the server: %v", err)
 		}
 	}
 }

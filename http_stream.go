@@ -343,7 +343,7 @@ func (c *httpConn) reopen(ctx context.Context, id RawMessage, what, lastID strin
 	}
 	switch code := resp.StatusCode; {
 	case code == statusMethodNotAllowed && id == nil && !opened:
-		c.log.Info("mcplive: the server offers no standalone event stream (GET answered 405); list changes arrive only with answers to requests", "url", c.url)
+		c.log.Info("mcplive: the server offers no standalone event stream (GET answered 405); list changes arrive only with answers to requests", "url", shownURL(c.url))
 		c.mu.Lock()
 		c.noPush = true
 		c.mu.Unlock()
@@ -370,7 +370,7 @@ func (c *httpConn) streamLost(id RawMessage, what string, err error) {
 		c.failID(id, printf.Errorf("%w: the event stream of %s could not be resumed: %w", ErrClosed, what, err))
 		return
 	}
-	c.log.Warn("mcplive: the standalone event stream is gone; list changes arrive only with answers to requests", "url", c.url, "err", err)
+	c.log.Warn("mcplive: the standalone event stream is gone; list changes arrive only with answers to requests", "url", shownURL(c.url), "err", err)
 }
 
 // code5xx reports a status worth another attempt: a server error, 429 or
@@ -389,7 +389,7 @@ func (c *httpConn) pushLost(err error) {
 	c.mu.Unlock()
 	if first {
 		if err != nil {
-			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", c.url, "err", err.Error())
+			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", shownURL(c.url), "err", err.Error())
 		}
 		c.enqueue(inbound{liveness: true})
 	}

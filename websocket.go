@@ -37,7 +37,7 @@ type WebSocketTransport struct {
 // Connect dials t.URL.
 func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	if !strings.HasPrefix(t.URL, "ws://") && !strings.HasPrefix(t.URL, "wss://") {
-		return nil, printf.Errorf("mcplive: dial %q: a WebSocket URL starts with ws:// or wss://", t.URL)
+		return nil, printf.Errorf("mcplive: dial %q: a WebSocket URL starts with ws:// or wss://", shownURL(t.URL))
 	}
 	timeout := t.DialTimeout
 	if timeout <= 0 {
@@ -52,12 +52,12 @@ func (t *WebSocketTransport) Connect(ctx context.Context) (Conn, error) {
 	c, err := dialWebSocket(dctx, t.URL)
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, printf.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", t.URL, timeout, ErrTimeout, ErrDial)
+			return nil, printf.Errorf("mcplive: dial %s: no answer within %v: %w (%w)", shownURL(t.URL), timeout, ErrTimeout, ErrDial)
 		}
 		if ctx.Err() != nil {
-			return nil, printf.Errorf("mcplive: dial %s: %w", t.URL, ctx.Err())
+			return nil, printf.Errorf("mcplive: dial %s: %w", shownURL(t.URL), ctx.Err())
 		}
-		derr := withAdvice(printf.Errorf("mcplive: dial %s: %w (%v)", t.URL, ErrDial, err), "is the server up, the path right, this page's Origin allowed and the token accepted?")
+		derr := withAdvice(printf.Errorf("mcplive: dial %s: %w (%s)", shownURL(t.URL), ErrDial, scrubURL(err.Error(), t.URL)), "is the server up, the path right, this page's Origin allowed and the token accepted?")
 		return nil, probeFailedDial(dctx, t.URL, derr)
 	}
 	// The library's own limit closes with 1009, which browsers refuse (and

@@ -15,7 +15,7 @@
 // anything of the flow's secrets anywhere else.
 
 import { connect } from "../js/index.js";
-import { oauth } from "../js/src/oauth/index.js";
+import { oauth, clientCredentials } from "../js/src/oauth/index.js";
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -37,7 +37,17 @@ const options = {
   },
 };
 
-if (scenario.startsWith("auth/")) {
+if (scenario === "auth/wif-jwt-bearer") {
+  // Workload identity federation (SEP-1933): the workload's JWT, traded with the JWT bearer grant.
+  options.auth = clientCredentials({ clientId: context.client_id, assertion: context.valid_jwt });
+} else if (scenario.startsWith("auth/client-credentials-")) {
+  // A machine client (SEP-1046): its own credentials from the scenario's
+  // context, a secret (client_secret_basic) or a private key (private_key_jwt).
+  options.auth = clientCredentials({
+    clientId: context.client_id,
+    ...(context.private_key_pem ? { privateKey: context.private_key_pem, algorithm: context.signing_algorithm ?? "ES256" } : { clientSecret: context.client_secret }),
+  });
+} else if (scenario.startsWith("auth/")) {
   options.auth = oauth({
     redirectUri: "http://localhost:3000/callback",
     // A Client ID Metadata Document the app would host (used where the
@@ -46,6 +56,8 @@ if (scenario.startsWith("auth/")) {
     // Pre-registered credentials, where the scenario gives some.
     clients: context.client_id ? () => ({ clientId: context.client_id, clientSecret: context.client_secret }) : undefined,
     registration: { clientName: "mcplive-conformance" },
+    // DPoP (RFC 9449) where the scenario is about it.
+    ...(scenario.startsWith("auth/dpop") ? { dpop: true } : {}),
     authorize: async (authorizationUrl, { signal }) => {
       const res = await fetch(authorizationUrl, { redirect: "manual", signal });
       const location = res.headers.get("location");

@@ -5,9 +5,11 @@
 //   node run.mjs tools_call ...  only these (by name, or revision:name)
 //
 // Which scenarios: every client scenario that the suite's requirement set of
-// each revision lists, except the OAuth ones (auth/*: mcplive has no OAuth
-// flow; an app brings its own token), plus the scenarios the suite runs but
-// does not score (json-schema-2020-12-preservation, added after the release).
+// each revision lists, the authorization ones (auth/*) through mcplive/oauth
+// included, the 2025-03-26 back-compat authorization scenarios, the client
+// credentials extension's (clientCredentials()), plus the scenarios the
+// suite runs but does not score (json-schema-2020-12-preservation, added
+// after the release).
 // Each revision runs with the suite version that carries it: 0.1.16 for
 // 2025-11-25 (its latest release), 0.2.0-alpha.12 for 2026-07-28.
 //
@@ -83,7 +85,23 @@ const SCENARIOS = [
   // MCP authorization, through mcplive/oauth (client.mjs).
   ...AUTH_2025.map((name) => ["2025-11-25", name, V01]),
   ...AUTH_2026.map((name) => ["2026-07-28", name, V02]),
+  // The 2025-03-26 back-compat scenarios: no protected resource metadata.
+  ["2025-03-26", "auth/2025-03-26-oauth-metadata-backcompat", V02],
+  ["2025-03-26", "auth/2025-03-26-oauth-endpoint-fallback", V02],
+  // Extensions (not in either requirement set): client credentials (SEP-1046).
+  ["2025-11-25", "auth/client-credentials-basic", V01],
+  ["2025-11-25", "auth/client-credentials-jwt", V01],
+  ["2026-07-28", "auth/client-credentials-basic", V02],
+  ["2026-07-28", "auth/client-credentials-jwt", V02],
+  // DPoP (RFC 9449, SEP-1932): oauth({ dpop: true }).
+  ["2026-07-28", "auth/dpop", V02],
+  ["2026-07-28", "auth/dpop-nonce", V02],
+  // Workload identity federation (SEP-1933): the JWT bearer grant.
+  ["2026-07-28", "auth/wif-jwt-bearer", V02],
 ];
+
+// The extensions' scenarios (on no revision's timeline): 0.2 runs them with --force.
+const EXTENSIONS = new Set(["auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/dpop", "auth/dpop-nonce", "auth/enterprise-managed-authorization", "auth/wif-jwt-bearer"]);
 
 // "revision:scenario" → why it cannot pass, and the checks (ids) it is known
 // to fail: a failing or warning check outside that list fails the run too,
@@ -106,8 +124,10 @@ function suiteVersion(pkg) {
 function runScenario(revision, scenario, pkg, outDir) {
   const bin = path.join(here, "node_modules", pkg, "dist", "index.js");
   const args = [bin, "client", "--command", `${process.execPath} ${path.join(here, "client.mjs")}`, "--scenario", scenario, "-o", outDir, "--timeout", "30000"];
-  // 0.1.16 has one wire per scenario; 0.2 serves the revision it is told.
+  // 0.1.16 has one wire per scenario; 0.2 serves the revision it is told
+  // (an extension's scenario, on no revision's timeline, runs with --force).
   if (pkg !== V01) args.push("--spec-version", revision);
+  if (pkg !== V01 && EXTENSIONS.has(scenario)) args.push("--force");
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, args, { cwd: here, stdio: ["ignore", "pipe", "pipe"] });

@@ -12,8 +12,10 @@ type Authorize = NonNullable<OAuthOptions["authorize"]>;
  * loopback: the authorize option for a redirectUri like
  * http://127.0.0.1:8976/callback. A server listens there for the one
  * callback while the system browser (or open) shows the authorization page.
+ * It waits timeoutMs (default 300000: 5 minutes), and tells logger.info
+ * (default: a line on stderr) the address it waits on and the URL to open.
  */
-export function loopback(options?: { open?: (url: string) => void | Promise<void>; timeoutMs?: number }): Authorize;
+export function loopback(options?: { open?: (url: string) => void | Promise<void>; timeoutMs?: number; logger?: { info?: (message: string) => void } }): Authorize;
 
 /** paste: prints the authorization URL and reads the callback URL the user pastes. */
 export function paste(options?: {

@@ -68,6 +68,29 @@ export interface OAuthOptions {
   timeoutMs?: number;
   /** The fetch the flow uses (default globalThis.fetch). */
   fetch?: typeof fetch;
+  /**
+   * Let a remote MCP server's metadata send the flow to loopback or
+   * private-network addresses (for development). By default only a server
+   * that is itself on loopback or a private network may.
+   */
+  allowPrivateNetwork?: boolean;
+  /**
+   * Accept protected resource metadata whose resource is a parent path of
+   * the server's URL on the same origin, wherever it was read. By default
+   * (RFC 9728 section 3.3) the resource is the server's URL, or its origin
+   * when read from the origin's root well-known URL.
+   */
+  allowParentResource?: boolean;
+  /**
+   * DPoP (RFC 9449): bind the tokens to a key pair whose private key never
+   * leaves WebCrypto (not extractable; kept in IndexedDB in a browser, in
+   * memory elsewhere; a new one after signOut()). Token and refresh requests
+   * carry a proof, and so does every MCP request (Streamable HTTP), for its
+   * method and URL; a server's DPoP-Nonce is used, and a use_dpop_nonce
+   * answer retried once. A server that issues Bearer tokens gets bearer
+   * requests. Default false.
+   */
+  dpop?: boolean;
 }
 
 /** The state of one server's authorization: the value of client.auth. */
@@ -95,12 +118,16 @@ export interface Auth extends ReadableStore<AuthState> {
    */
   authorize(options?: { mode?: "popup" | "redirect" }): Promise<void>;
   /**
-   * Forgets the tokens (revoking them where the server offers RFC 7009); the
-   * client lists again and is refused. After a sign-out nothing signs in by
+   * Forgets the tokens (revoking them where the server offers RFC 7009), the
+   * step-up scopes and the flows in progress; the client lists again and is
+   * refused. Called before connect, it forgets at connect. After a sign-out nothing signs in by
    * itself, not even through the `authorize` option: the status stays
    * `needs-authorization` until `authorize()` is called.
    */
-  signOut(): Promise<void>;
+  signOut(options?: {
+    /** Also forget the client registration (a new one is made at the next authorization). */
+    forgetClient?: boolean;
+  }): Promise<void>;
 }
 
 /** oauth returns the auth option of connect for one server (make one per server). */
@@ -134,6 +161,7 @@ export type OAuthErrorCode =
   | "popup_blocked"
   | "popup_closed"
   | "insufficient_scope"
+  | "too_many_authorizations"
   | "needs_user"
   | "storage"
   | "aborted";
@@ -157,3 +185,45 @@ export function memoryStorage(): OAuthStorage;
 export function sessionStorageAdapter(): OAuthStorage;
 export function localStorageAdapter(): OAuthStorage;
 export function indexedDBStorage(options?: { name?: string }): OAuthStorage;
+
+/** The options of clientCredentials(). */
+export interface ClientCredentialsOptions {
+  /** The client's id at the authorization server (registered there in advance). */
+  clientId: string;
+  /** Its secret (client_secret_basic, or client_secret_post where the server offers only that). One of clientSecret and privateKey. */
+  clientSecret?: string;
+  /** Its private key, for private_key_jwt (RFC 7523): a CryptoKey, or a PKCS8 PEM string (imported non-extractable). */
+  privateKey?: CryptoKey | string;
+  /**
+   * A workload identity JWT (from the platform: a cloud's or Kubernetes'
+   * service account token), or a function that gives a fresh one: traded
+   * with the JWT bearer grant (RFC 7523, the MCP extension
+   * io.modelcontextprotocol/auth/wif). One of clientSecret, privateKey and
+   * assertion.
+   */
+  assertion?: string | (() => string | Promise<string>);
+  /** The key's algorithm (a PEM's import, and the assertion's alg). Default "ES256". */
+  algorithm?: "ES256" | "ES384" | "ES512" | "RS256" | "PS256" | "EdDSA";
+  /** Scopes to ask for on top of the ones the server's challenge or metadata names. */
+  scopes?: string | readonly string[];
+  /** The bound on each request (metadata, token). Default 15000. */
+  timeoutMs?: number;
+  /** The fetch the requests use (default globalThis.fetch). */
+  fetch?: typeof fetch;
+  /** As in OAuthOptions. */
+  allowPrivateNetwork?: boolean;
+  /** As in OAuthOptions. */
+  allowParentResource?: boolean;
+}
+
+/**
+ * clientCredentials returns the auth option of connect for a machine client
+ * (an agent, a service): no user, no browser. On the server's refusal it
+ * discovers the authorization server (as oauth() does) and asks for a token
+ * with the client credentials grant (the MCP extension
+ * io.modelcontextprotocol/oauth-client-credentials), for the server's
+ * resource (or, with assertion, the JWT bearer grant); a token that expires
+ * is asked for anew; a refusal at the token endpoint is not retried until
+ * `authorize()`, which asks now. `signOut()` forgets the token.
+ */
+export function clientCredentials(options: ClientCredentialsOptions): Auth;

@@ -37,7 +37,7 @@ func configureHTTP(t mcplive.Transport, headers mcplive.Header, h *hooks) {
 	}
 	if h.tokenFn.Type() == safejs.TypeFunction {
 		s := &tokenSource{fn: h.tokenFn}
-		ht.Token, ht.OnUnauthorized = s.token, s.refused
+		ht.Credentials, ht.OnUnauthorized = s.credentials, s.refused
 	}
 }
 
@@ -58,47 +58,69 @@ type tokenSource struct {
 // has no new token (its callback gave none).
 var errNoToken = errors.New("the token callback gave no new token")
 
-func (s *tokenSource) token(ctx context.Context) (string, error) {
+// credentials gives the headers of one request: "Authorization: Bearer
+// <token>", or, for a DPoP-bound token (JS answered "d:<token>\n<proof>"),
+// "Authorization: DPoP <token>" and the proof for this method and URL.
+func (s *tokenSource) credentials(ctx context.Context, method, url string) (mcplive.Header, error) {
 	s.mu.Lock()
 	if s.hasFresh {
 		t := s.fresh
 		s.fresh, s.hasFresh = "", false
 		s.mu.Unlock()
-		return t, nil
+		return bearer(t), nil
 	}
 	s.mu.Unlock()
-	return s.ask(ctx, nil)
+	r, err := s.ask(ctx, nil, method, url)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := strings.CutPrefix(r, "d:"); ok {
+		tok, proof, _ := strings.Cut(d, "\n")
+		return mcplive.Header{"Authorization": {"DPoP " + tok}, "Dpop": {proof}}, nil
+	}
+	return bearer(strings.TrimPrefix(r, "t:")), nil
+}
+
+func bearer(t string) mcplive.Header {
+	if t == "" {
+		return nil
+	}
+	return mcplive.Header{"Authorization": {"Bearer " + t}}
 }
 
 func (s *tokenSource) refused(ctx context.Context, e *mcplive.AuthError) error {
-	t, err := s.ask(ctx, jsError(e))
+	r, err := s.ask(ctx, jsError(e), "", "")
 	if err != nil {
 		return err
 	}
-	if t == "" {
+	if r == "t:" || r == "d:" || r == "" {
 		return errNoToken
 	}
-	s.mu.Lock()
-	s.fresh, s.hasFresh = t, true
-	s.mu.Unlock()
+	// A DPoP proof is for one request: the retry asks for its own.
+	if t, ok := strings.CutPrefix(r, "t:"); ok {
+		s.mu.Lock()
+		s.fresh, s.hasFresh = t, true
+		s.mu.Unlock()
+	}
 	return nil
 }
 
-// ask calls the token hook as token(done, refusal?) and waits for JS to
-// call done("t:<token>") or done("e:<message>") once the app's callback
+// ask calls the token hook as token(done, refusal?, method, url) and waits
+// for JS to call done("t:<token>"), done("d:<token>\n<DPoP proof>") or
+// done("e:<message>") once the app's callback
 // settled, without blocking the JS event loop: this goroutine sleeps on a
 // channel that done fills. A context that ends first ends the wait; the
 // late answer is then dropped. (One callback and a string, not the
 // Promise's then with two: every Go function costs the wasm kilobytes.)
-func (s *tokenSource) ask(ctx context.Context, refusal any) (string, error) {
-	_, ch, err := invokeWithDone(s.fn, refusal)
+func (s *tokenSource) ask(ctx context.Context, refusal any, method, url string) (string, error) {
+	_, ch, err := invokeWithDone(s.fn, refusal, method, url)
 	if err != nil {
 		return "", err
 	}
 	select {
 	case r := <-ch:
-		if t, ok := strings.CutPrefix(r, "t:"); ok {
-			return t, nil
+		if strings.HasPrefix(r, "t:") || strings.HasPrefix(r, "d:") {
+			return r, nil
 		}
 		return "", errors.New("the token callback failed: " + strings.TrimPrefix(r, "e:"))
 	case <-ctx.Done():

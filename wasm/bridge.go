@@ -115,7 +115,7 @@ func (b *bridge) connect(args []safejs.Value) any {
 		cancel() // it bounds only the connecting
 		if errors.Is(err, mcplive.ErrDial) {
 			_, ws := t.(*mcplive.WebSocketTransport)
-			err = dialError(url, ws, opts.DialTimeout, err)
+			err = dialError(shownURL(url), ws, opts.DialTimeout, err)
 		}
 		if err != nil {
 			if hooks.releaseFetch != nil {

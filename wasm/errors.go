@@ -33,6 +33,8 @@ type errorInfo struct {
 	// insufficient_scope, ...): what an OAuth client acts on.
 	Error            string `json:"error,omitempty"`
 	ErrorDescription string `json:"errorDescription,omitempty"`
+	// DPoPNonce: the server's DPoP-Nonce (RFC 9449), for the next proof.
+	DPoPNonce string `json:"dpopNonce,omitempty"`
 	// Cause is the system's error under a failed request (Node's fetch:
 	// code "ECONNREFUSED"), the JS Error's cause.
 	Cause *causeInfo `json:"cause,omitempty"`
@@ -95,7 +97,7 @@ func (e *errorInfo) MarshalJSON() ([]byte, error) {
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"resourceMetadata", e.ResourceMetadata}, {"scope", e.Scope}, {"wwwAuthenticate", e.WWWAuthenticate},
-		{"error", e.Error}, {"errorDescription", e.ErrorDescription},
+		{"error", e.Error}, {"errorDescription", e.ErrorDescription}, {"dpopNonce", e.DPoPNonce},
 	} {
 		if f.v != "" {
 			if err := field(f.name, f.v); err != nil {
@@ -150,7 +152,7 @@ func describe(err error) *errorInfo {
 	case errors.As(err, &auth):
 		info.Name = "AuthError"
 		info.Status, info.ResourceMetadata, info.Scope, info.WWWAuthenticate = auth.StatusCode, auth.ResourceMetadata, auth.Scope, auth.WWWAuthenticate
-		info.Error, info.ErrorDescription = auth.Code, auth.Description
+		info.Error, info.ErrorDescription, info.DPoPNonce = auth.Code, auth.Description, auth.DPoPNonce
 	case errors.As(err, &rpc):
 		info.Name = "RPCError"
 		code := rpc.Code
@@ -420,4 +422,24 @@ func human(d time.Duration) string {
 		out += "." + frac
 	}
 	return out + name
+}
+
+// shownURL is a URL as an error shows it: no userinfo, and "?…" for its
+// query and fragment (a query may carry a token). As the root package's.
+func shownURL(u string) string {
+	rest, scheme := u, ""
+	if i := strings.Index(rest, "://"); i >= 0 {
+		scheme, rest = rest[:i+3], rest[i+3:]
+	}
+	hostEnd := strings.IndexAny(rest, "/?#")
+	if hostEnd < 0 {
+		hostEnd = len(rest)
+	}
+	if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i] + "?…"
+	}
+	return scheme + rest
 }

@@ -102,10 +102,13 @@ func TestHumanDurations(t *testing.T) {
 func TestHTTPErrors(t *testing.T) {
 	defer asBrowser(true)()
 	auth := &mcplive.AuthError{StatusCode: 401, URL: "https://h/mcp", ResourceMetadata: "https://h/.well-known/oauth-protected-resource",
-		Scope: "read", WWWAuthenticate: `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="read"`}
+		Scope: "read", WWWAuthenticate: `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="read"`, DPoPNonce: "n1"}
 	got := describe(dialError("https://h/mcp", false, 0, fmt.Errorf("mcplive: initialize: %w (OnUnauthorized: %w)", auth, errNoToken)))
-	if got.Name != "AuthError" || got.Status != 401 || got.ResourceMetadata != auth.ResourceMetadata || got.Scope != "read" || got.WWWAuthenticate != auth.WWWAuthenticate {
+	if got.Name != "AuthError" || got.Status != 401 || got.ResourceMetadata != auth.ResourceMetadata || got.Scope != "read" || got.WWWAuthenticate != auth.WWWAuthenticate || got.DPoPNonce != "n1" {
 		t.Errorf("AuthError described as %+v", got)
+	}
+	if b, err := wire.Marshal(got); err != nil || !strings.Contains(string(b), `"dpopNonce":"n1"`) {
+		t.Errorf("AuthError's JSON for JS: %s (%v), want its dpopNonce", b, err)
 	}
 	for _, want := range []string{"could not connect to https://h/mcp: ", "refused the credentials (HTTP 401)", auth.ResourceMetadata, "(the token callback gave no new token)"} {
 		if !strings.Contains(got.Message, want) {
@@ -220,3 +223,16 @@ type altErr struct{ error }
 
 func (e altErr) Unwrap() error           { return e.error }
 func (altErr) StreamableHTTPURL() string { return "http://h/mcp" }
+
+// TestShownURL: the URL a failed connect names has no userinfo and no query (a token may be in either).
+func TestShownURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ws://h:1/mcp?access_token=SECRET": "ws://h:1/mcp?…",
+		"https://u:SECRET@h/mcp":           "https://h/mcp",
+		"https://h/mcp":                    "https://h/mcp",
+	} {
+		if got := shownURL(in); got != want {
+			t.Errorf("shownURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

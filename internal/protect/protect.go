@@ -58,6 +58,8 @@ type Protector struct {
 	client      *http.Client
 	// Introspections counts the introspection requests made.
 	Introspections atomic.Int64
+	// DPoPRequests counts the requests whose DPoP proof was valid.
+	DPoPRequests atomic.Int64
 }
 
 // New checks cfg and returns its Protector.
@@ -125,7 +127,7 @@ func (p *Protector) Wrap(h http.Handler) http.Handler {
 		if origin := r.Header.Get("Origin"); origin != "" && p.cfg.AllowOrigin != nil && p.cfg.AllowOrigin(origin) {
 			w.Header().Set("Access-Control-Allow-Origin", origin)
 			w.Header().Add("Vary", "Origin")
-			w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version")
+			w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, DPoP-Nonce")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
 				if rh := r.Header.Get("Access-Control-Request-Headers"); rh != "" {
@@ -135,6 +137,20 @@ func (p *Protector) Wrap(h http.Handler) http.Handler {
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
+		}
+		// A DPoP-bound token (RFC 9449): the proof is checked here, the
+		// token then introspected as a bearer's, its cnf.jkt compared with
+		// the proof's key (verify).
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "DPoP "); ok {
+			jkt, err := checkProof(r.Header.Get("DPoP"), r.Method, p.cfg.Resource, tok)
+			if err != nil {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`DPoP error="invalid_dpop_proof", error_description=%q, resource_metadata=%q`, err.Error(), p.metadataURL))
+				http.Error(w, "invalid DPoP proof", http.StatusUnauthorized)
+				return
+			}
+			p.DPoPRequests.Add(1)
+			r = r.WithContext(withJKT(r.Context(), jkt))
+			r.Header.Set("Authorization", "Bearer "+tok)
 		}
 		inner.ServeHTTP(w, r)
 	})
@@ -161,7 +177,7 @@ func calledTool(r *http.Request) (string, bool) {
 }
 
 // verify introspects token (RFC 7662) and checks that it is active and meant for this resource.
-func (p *Protector) verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+func (p *Protector) verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	p.Introspections.Add(1)
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.IntrospectionURL, strings.NewReader(form.Encode()))
@@ -185,6 +201,9 @@ func (p *Protector) verify(ctx context.Context, token string, _ *http.Request) (
 		Scope  string          `json:"scope"`
 		Exp    int64           `json:"exp"`
 		Sub    string          `json:"sub"`
+		Cnf    struct {
+			JKT string `json:"jkt"`
+		} `json:"cnf"`
 	}
 	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&in); err != nil {
 		return nil, fmt.Errorf("introspection: %w", err)
@@ -200,6 +219,14 @@ func (p *Protector) verify(ctx context.Context, token string, _ *http.Request) (
 	}
 	if !slices.Contains(auds, p.cfg.Resource) {
 		return nil, fmt.Errorf("%w: the token is meant for %v, not %s", auth.ErrInvalidToken, auds, p.cfg.Resource)
+	}
+	presented := ""
+	if r != nil {
+		presented = jktFrom(r.Context())
+	}
+	if in.Cnf.JKT != presented {
+		// Bound to a key and sent as a bearer (or with another key's proof), or a bearer token sent with a proof.
+		return nil, fmt.Errorf("%w: the token's key binding (cnf.jkt %q) does not match the request's DPoP proof (%q)", auth.ErrInvalidToken, in.Cnf.JKT, presented)
 	}
 	ti := &auth.TokenInfo{Scopes: strings.Fields(in.Scope), UserID: in.Sub}
 	if in.Exp > 0 {

@@ -14,6 +14,7 @@
 // and a record that does not check out in any way is ignored (with a
 // logger.warn) as if there were none.
 
+import { redactURL } from "./redact.js";
 import { sha256 } from "./hash.js";
 import { KEY_FIELD, KINDS } from "./lists.js";
 
@@ -228,7 +229,7 @@ export function openCache(option, url, contextPromise, logger) {
   if (option === undefined) return null;
   const warn = (msg, attrs) => {
     try {
-      logger?.warn?.(`mcplive: cache: ${msg}`, Object.freeze({ url, ...attrs }));
+      logger?.warn?.(`mcplive: cache: ${msg}`, Object.freeze({ url: redactURL(url), ...attrs }));
     } catch {
       // a logger that throws must not break the client
     }

@@ -132,7 +132,10 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
     },
     afterDial,
   };
-  if (token) hooks.token = tokenHook(token, url, cache, firstToken);
+  // With auth (mcplive/oauth), the authorization context is the issuer and
+  // subject (authBinding.context()), moved only at a new authorization: a
+  // refreshed token is the same context, not a new one.
+  if (token) hooks.token = tokenHook(token, url, cache, firstToken, authBinding ? Object.assign(() => authBinding.context(), { binding: true }) : (t) => tokenContext(t));
   // The app's fetch sends every Streamable HTTP request (wasm/auth.go).
   if (fetch) hooks.fetch = fetch;
   if (onElicit) hooks.elicit = elicitHook(onElicit);
@@ -359,18 +362,27 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
  * a string, or null, undefined or "" for none. Go gets done("t:" + token)
  * or done("e:" + why) once that settled.
  */
-function tokenHook(fn, url, cache, first) {
-  return (done, refusal) => {
+function tokenHook(fn, url, cache, first, contextOf) {
+  return (done, refusal, method, requestUrl) => {
     // The first token may have been asked for already, to find the
     // authorization context of the kept catalog (connect.js).
     let p = first;
     first = null;
-    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze({ url, error: typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined })));
-    p.then((t) => {
+    const error = typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined;
+    // mcplive/oauth's binding also gets the request's method and URL (a DPoP proof is made for them).
+    const arg = contextOf.binding ? { url, error, method: method || undefined, requestUrl: requestUrl || undefined } : { url, error };
+    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze(arg)));
+    p.then(async (t) => {
+        // A DPoP-bound token (mcplive/oauth): the token and this request's proof.
+        if (contextOf.binding && t !== null && typeof t === "object" && typeof t.token === "string" && typeof t.dpop === "string") {
+          if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t.token)).catch(() => null));
+          return `d:${t.token}\n${t.dpop}`;
+        }
         if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
-        // Another token, another authorization context: the kept private
-        // results of the one before are removed.
-        cache?.setContext(tokenContext(t ?? ""));
+        // Another authorization context: the kept private results of the
+        // one before are removed. With mcplive/oauth the context is the
+        // issuer and subject, which a refreshed token keeps.
+        if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t ?? "")).catch(() => null));
         return `t:${t ?? ""}`;
       })
       .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)

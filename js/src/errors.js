@@ -18,7 +18,7 @@ export function toError(info) {
   if (info.data !== undefined) err.data = info.data;
   // An AuthError's: the HTTP status and the WWW-Authenticate challenge (its
   // Bearer parameters: error is e.g. "invalid_token" or "insufficient_scope").
-  for (const k of ["status", "resourceMetadata", "scope", "wwwAuthenticate", "error", "errorDescription"]) if (info[k] !== undefined) err[k] = info[k];
+  for (const k of ["status", "resourceMetadata", "scope", "wwwAuthenticate", "error", "errorDescription", "dpopNonce"]) if (info[k] !== undefined) err[k] = info[k];
   return Object.freeze(err);
 }
 

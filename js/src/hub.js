@@ -81,11 +81,23 @@ export function createHub(options = {}) {
 
   // ---- approvals ----------------------------------------------------------
 
-  const approvalKey = (url, name) => `${url} ${name}`;
+  // Keyed by a hash of the server URL and the tool name: a URL may carry
+  // credentials (a query's token, userinfo), which storage must not keep.
+  const approvalKey = (url, name) => sha256(`mcplive-approval\n${url}\n${name}`);
+  // The key of approvals kept before (the raw URL and name): moved to the hashed key on first read.
+  const legacyKey = (url, name) => `${url} ${name}`;
   function approvalOf(srv, raw, fp) {
     let v;
     try {
       v = approvals.get(approvalKey(srv.url, raw.name));
+      if (v === undefined || v === null) {
+        const old = approvals.get(legacyKey(srv.url, raw.name));
+        if (old !== undefined && old !== null) {
+          approvals.set(approvalKey(srv.url, raw.name), old);
+          approvals.delete(legacyKey(srv.url, raw.name));
+          v = old;
+        }
+      }
     } catch (err) {
       logger?.warn?.("mcplive: hub: reading an approval failed", { server: srv.id, tool: raw.name, err });
     }
@@ -499,6 +511,7 @@ export function createHub(options = {}) {
   function revoke(name) {
     const { srv, name: own } = target("tools", name);
     approvals.delete(approvalKey(srv.url, own));
+    approvals.delete(legacyKey(srv.url, own));
     sync(srv, "tools");
   }
 

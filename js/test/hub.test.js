@@ -3,6 +3,7 @@
 // TypeScript SDK v2 server (2026-07-28 over Streamable HTTP), all at once in
 // one hub, each changing its lists while the others do too. Waits for
 // events and store values, never for time.
+import { sha256 } from "../src/hash.js";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connect, createHub, memoryApprovals, localStorageApprovals, toolResultFor } from "../index.js";
@@ -338,7 +339,8 @@ describe("hub: names option and approvals storage", () => {
       await a.add("x", server.ws, FAST);
       a.approve("x__echo");
       await a.close();
-      assert.deepEqual([...area.keys()], [`mcplive-approval:${server.ws} echo`]);
+      // Keyed by a hash: no URL (which may carry a token) in storage.
+      assert.deepEqual([...area.keys()], [`mcplive-approval:${sha256(`mcplive-approval\n${server.ws}\necho`)}`]);
       // Another hub, another id, the same URL: the approval holds.
       const b = createHub({ approvals: localStorageApprovals() });
       await b.add("y", server.ws, FAST);
@@ -365,6 +367,33 @@ describe("hub: names option and approvals storage", () => {
     assert.ok(v.items.length > 0 && v.items.every((i) => i.stale === true), "every item stale");
     for (const k of ["tools", "prompts", "resources", "resourceTemplates"]) assert.equal(client[k].get().live, false, k);
     assert.deepEqual(hub.servers.get().map((s) => s.status), ["closed"]);
+  });
+
+  test("approvals of a URL with credentials keep none of them in storage; an approval kept under the old raw key is moved to the hashed one", async () => {
+    const area = new Map();
+    globalThis.localStorage = { getItem: (k) => area.get(k) ?? null, setItem: (k, v) => area.set(k, String(v)), removeItem: (k) => area.delete(k) };
+    const secretUrl = `${server.ws}?access_token=SECRET-APPROVAL`;
+    try {
+      const a = createHub({ approvals: localStorageApprovals() });
+      await a.add("x", secretUrl, FAST);
+      a.approve("x__echo");
+      assert.equal(a.tools.get().items.find((i) => i.name === "x__echo").approval, "approved");
+      await a.close();
+      assert.equal(area.size, 1);
+      for (const [k, v] of area) assert.doesNotMatch(`${k} ${v}`, /SECRET|access_token|127\.0\.0\.1/);
+      // A kept approval under the raw key (mcplive before this change) still holds, and moves.
+      const fp = [...area.values()][0];
+      area.clear();
+      area.set(`mcplive-approval:${secretUrl} echo`, fp);
+      const b = createHub({ approvals: localStorageApprovals() });
+      await b.add("y", secretUrl, FAST);
+      assert.equal(b.tools.get().items.find((i) => i.name === "y__echo").approval, "approved");
+      await b.close();
+      assert.deepEqual([...area.keys()].filter((k) => k.includes("SECRET")), []);
+      assert.equal(area.size, 1);
+    } finally {
+      delete globalThis.localStorage;
+    }
   });
 
   test("the hub's clients are ordinary clients of the one runtime", async () => {

@@ -45,9 +45,9 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
    * that calls auth.authorize() in its click. Times (performance.now()):
    * the first 401 the page got, and when connect resolved.
    */
-  function start(page, { storage = "memory", mode } = {}) {
+  function start(page, { storage = "memory", mode, dpop = false } = {}) {
     return page.evaluate(
-      ([url, storage, mode]) => {
+      ([url, storage, mode, dpop]) => {
         const m = window.mcplive;
         window.t = { first401: null, synced: null };
         const realFetch = window.fetch;
@@ -64,6 +64,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
           // as RFC 8252 §8.6 suggests: a loopback URI proves nothing).
           registration: { clientName: "mcplive browser test", applicationType: "web" },
           ...(mode ? { mode } : {}),
+          ...(dpop ? { dpop: true } : {}),
         });
         window.changes = [];
         window.connectError = null;
@@ -85,7 +86,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
         b.onclick = () => window.auth.authorize().catch((e) => (window.authorizeError = `${e.name} ${e.code}: ${e.message}`));
         document.body.append(b);
       },
-      [env.server.mcp, storage, mode],
+      [env.server.mcp, storage, mode, dpop],
     );
   }
 
@@ -269,4 +270,33 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
     console.log(`measure: first 401 -> first full sync in Chromium, consent given, popup (Sign in clicked by playwright at needs-authorization): median ${sorted[2].toFixed(0)} ms, runs ${runs.map((r) => r.toFixed(0)).join(", ")} ms`);
   });
 
+  test("DPoP in the popup flow: a key-bound token, a proof on every request (the server checks them), the key kept in IndexedDB and not extractable", async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await appPage(context);
+      await start(page, { dpop: true });
+      await waitStatus(page, "needs-authorization");
+      const popup = await clickSignIn(page);
+      await signIn(popup);
+      await waitConnected(page);
+      assert.ok((await toolNames(page)).includes("echo"));
+      assert.equal(await page.evaluate(async () => (await window.client.callTool("echo", { text: "bound" })).content[0].text), "bound");
+      const key = await page.evaluate(
+        () =>
+          new Promise((resolve, reject) => {
+            const req = indexedDB.open("mcplive-oauth-dpop", 1);
+            req.onerror = () => reject(req.error);
+            req.onsuccess = () => {
+              const get = req.result.transaction("records").objectStore("records").getAll();
+              get.onsuccess = () => resolve(get.result.map((kp) => ({ type: kp.privateKey.type, extractable: kp.privateKey.extractable, alg: kp.privateKey.algorithm.name })));
+              get.onerror = () => reject(get.error);
+            };
+          }),
+      );
+      assert.deepEqual(key, [{ type: "private", extractable: false, alg: "ECDSA" }]);
+      await page.evaluate(() => window.client.close());
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -7,8 +7,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
-import { connect } from "../index.js";
-import { oauth } from "../src/oauth/index.js";
+import { connect, open } from "../index.js";
+import { oauth, memoryStorage } from "../src/oauth/index.js";
 
 let base, server;
 const seen = { listed: 0, tokens: [] };
@@ -33,11 +33,17 @@ before(async () => {
     if (url.pathname === "/as/register") return send(res, 201, { client_id: "c1" });
     if (url.pathname === "/as/token") {
       const p = new URLSearchParams(body);
+      if (p.get("grant_type") === "refresh_token") {
+        if (p.get("refresh_token") !== `rt-${seen.tokens.length}`) return send(res, 400, { error: "invalid_grant" });
+        currentToken = `at-${seen.tokens.length + 1}`;
+        seen.tokens.push(currentToken);
+        return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${seen.tokens.length}` });
+      }
       const c = codes.get(p.get("code"));
       if (!c || createHash("sha256").update(p.get("code_verifier")).digest("base64url") !== c) return send(res, 400, { error: "invalid_grant" });
       currentToken = `at-${seen.tokens.length + 1}`;
       seen.tokens.push(currentToken);
-      return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600 });
+      return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${seen.tokens.length}` });
     }
     if (url.pathname === "/as/authorize") {
       const code = `code-${codes.size + 1}`;
@@ -138,5 +144,52 @@ test("with the cache option, a sign-out removes the private record of the author
     assert.ok(!records.has(key));
   } finally {
     await client.close();
+  }
+});
+
+test("with the cache option, a refreshed token keeps the authorization context: the private record stays, and a reload finds it", async () => {
+  const records = new Map();
+  const deleted = [];
+  let onPrivate = () => {};
+  const storage = {
+    get: async (k) => records.get(k),
+    set: async (k, v) => {
+      records.set(k, v);
+      onPrivate(k);
+    },
+    delete: async (k) => {
+      records.delete(k);
+      deleted.push(k);
+    },
+  };
+  let privateWritten = new Promise((resolve) => (onPrivate = resolve));
+  const tokenStorage = memoryStorage();
+  const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
+  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  let key;
+  try {
+    key = await privateWritten;
+    const before = seen.tokens.length;
+    // The server no longer takes the token: the client refreshes it, and
+    // lists again (a changed list: written again, after any delete).
+    currentToken = "revoked";
+    tools = [...tools, "gamma"];
+    privateWritten = new Promise((resolve) => (onPrivate = resolve));
+    await client.refresh();
+    assert.equal(seen.tokens.length, before + 1, "refreshed");
+    assert.equal(await privateWritten, key, "the re-list is kept under the same context");
+    assert.ok(!deleted.includes(key), "the private record of the authorization is not deleted by a refresh");
+  } finally {
+    await client.close();
+  }
+  // A reload (a new oauth() on the same token storage): the kept catalog is found at once.
+  const auth2 = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
+  const client2 = open(`${base}/mcp`, { auth: auth2, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  try {
+    await client2.ready;
+    assert.ok(records.has(key));
+    assert.ok(!deleted.includes(key));
+  } finally {
+    await client2.close();
   }
 });

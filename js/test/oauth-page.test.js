@@ -95,4 +95,68 @@ describe("mcplive/oauth in headless Chromium", { skip }, () => {
     assert.deepEqual(await pending, { code: "popup_closed", status: "none" });
     assert.deepEqual(problems, []);
   });
+
+  test("a redirect URI on another origin than the page (localhost vs 127.0.0.1): the callback cannot reach the page, and popup_closed says so", async () => {
+    const popupP = page.waitForEvent("popup");
+    const pending = page.evaluate(async () => {
+      const o = location.origin;
+      const other = o.replace("127.0.0.1", "localhost");
+      // The authorization endpoint answers at once: the callback page (on the other origin), which calls handleCallback() and closes.
+      const docs = {
+        [`${o}/.well-known/oauth-protected-resource/mcp`]: { resource: `${o}/mcp`, authorization_servers: [o] },
+        [`${o}/.well-known/oauth-authorization-server`]: { issuer: o, authorization_endpoint: `${other}/js/test/browser/callback.html`, token_endpoint: `${o}/token`, code_challenge_methods_supported: ["S256"] },
+      };
+      const fetch = async (url) => new Response(JSON.stringify(docs[url] ?? {}), { status: docs[url] ? 200 : 404, headers: { "content-type": "application/json" } });
+      const auth = window.mcplive.oauth({ redirectUri: `${other}/js/test/browser/callback.html`, fetch, clients: { [o]: { clientId: "c" } } });
+      auth[Symbol.for("mcplive.oauth.bind")](`${o}/mcp`);
+      try {
+        await auth.authorize();
+        return null;
+      } catch (e) {
+        return { code: e.code, message: e.message };
+      }
+    });
+    const popup = await popupP;
+    await popup.waitForEvent("close", { timeout: 15000 });
+    const out = await pending;
+    assert.equal(out?.code, "popup_closed", JSON.stringify(out));
+    assert.match(out.message, /is on another origin \(http:\/\/localhost:\d+\) than this page \(http:\/\/127\.0\.0\.1:\d+\)/);
+    assert.deepEqual(problems, []);
+  });
+
+  test("redirect mode: a page that comes back with the code of this server's flow under another redirectUri says why, instead of starting a new flow", async () => {
+    const setup = () => {
+      const o = location.origin;
+      const docs = {
+        [`${o}/.well-known/oauth-protected-resource/mcp`]: { resource: `${o}/mcp`, authorization_servers: [o] },
+        // The authorization endpoint "approves" by landing back on this test page, the flow's state in the URL.
+        [`${o}/.well-known/oauth-authorization-server`]: { issuer: o, authorization_endpoint: `${o}/js/test/browser/oauth.html`, token_endpoint: `${o}/token`, code_challenge_methods_supported: ["S256"] },
+      };
+      window.scripted = async (url) => new Response(JSON.stringify(docs[url] ?? {}), { status: docs[url] ? 200 : 404, headers: { "content-type": "application/json" } });
+    };
+    await page.evaluate(setup);
+    await Promise.all([
+      page.waitForURL(/oauth\.html\?.*state=/),
+      page.evaluate(() => {
+        const o = location.origin;
+        const auth = window.mcplive.oauth({ redirectUri: `${o}/js/test/browser/callback.html`, fetch: window.scripted, clients: { [o]: { clientId: "c" } }, mode: "redirect" });
+        auth[Symbol.for("mcplive.oauth.bind")](`${o}/mcp`);
+        auth.authorize().catch(() => {});
+      }),
+    ]);
+    await page.waitForFunction(() => document.title === "ready");
+    await page.evaluate(setup);
+    const out = await page.evaluate(async () => {
+      const o = location.origin;
+      // The page that came back builds its oauth() with another redirectUri.
+      const auth = window.mcplive.oauth({ redirectUri: `${o}/js/test/browser/other-callback.html`, fetch: window.scripted, clients: { [o]: { clientId: "c" } } });
+      auth[Symbol.for("mcplive.oauth.bind")](`${o}/mcp`);
+      const until = Date.now() + 10000;
+      while (auth.get().status !== "error" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      return { status: auth.get().status, code: auth.get().error?.code, message: auth.get().error?.message };
+    });
+    assert.equal(out.status, "error", JSON.stringify(out));
+    assert.equal(out.code, "state_mismatch");
+    assert.match(out.message, /came back with the code of a flow started with the redirect URI http:\/\/127\.0\.0\.1:\d+\/js\/test\/browser\/callback\.html, but this oauth\(\) has the redirectUri .*other-callback\.html/);
+  });
 });

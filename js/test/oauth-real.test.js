@@ -10,7 +10,7 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { connect } from "../index.js";
-import { oauth } from "../src/oauth/index.js";
+import { oauth, memoryStorage } from "../src/oauth/index.js";
 import { loopback } from "../src/oauth/node.js";
 import { startProtected, consentWithFetch } from "./authserver.js";
 import { waitFor, nextEvent } from "./helpers.js";
@@ -97,6 +97,63 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
       assert.deepEqual({ login: user.did.login, consent: user.did.consent }, { login: 1, consent: 2 }, "no new authorization by itself");
       stats = await env.as.stats();
       assert.equal(stats.revocation - before, 2, JSON.stringify(stats));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("DPoP: oauth({ dpop: true }) gets a key-bound token, every request carries a proof the server checks; the token alone, as a bearer, is refused", async () => {
+    const port = await freePort();
+    const user = consentWithFetch();
+    const storage = memoryStorage();
+    const auth = oauth({ redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger: null }), storage, dpop: true });
+    const client = await connect(env.server.mcp, { auth, reconnect: false });
+    try {
+      assert.equal(auth.get().status, "authorized");
+      assert.ok(client.tools.get().items.some((t) => t.name === "echo"), "listed with DPoP");
+      assert.equal((await client.callTool("echo", { text: "bound" })).content[0].text, "bound");
+      // The kept token, stolen and sent without the key's proof: refused.
+      const rec = await storage.get(`tokens:${env.as.issuer}|${env.server.mcp}`);
+      assert.equal(String(rec.token_type).toLowerCase(), "dpop", "the authorization server issued a DPoP-bound token");
+      const stolen = await fetch(env.server.mcp, { method: "POST", headers: { authorization: `Bearer ${rec.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+      assert.equal(stolen.status, 401, "a key-bound token is not a bearer token");
+      const replay = await fetch(env.server.mcp, { method: "POST", headers: { authorization: `DPoP ${rec.access_token}`, dpop: "e30.e30.AAAA", "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+      assert.equal(replay.status, 401, "nor with a forged proof");
+      assert.match(replay.headers.get("www-authenticate"), /invalid_dpop_proof/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("Node without an authorize option: connect rejects at once with the advice (it used to end the process with code 13)", async () => {
+    const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback" });
+    await assert.rejects(connect(env.server.mcp, { auth, reconnect: false }), (err) => {
+      assert.equal(err.code, "needs_user", err.message);
+      assert.match(err.message, /loopback\(\)/);
+      return true;
+    });
+  });
+
+  test("signOut() before connect, on tokens kept from an earlier run: revoked at connect, and the next connect waits for authorize()", async () => {
+    const port = await freePort();
+    const user = consentWithFetch();
+    const storage = memoryStorage();
+    const options = { redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger: null }), storage };
+    const first = await connect(env.server.mcp, { auth: oauth(options), reconnect: false });
+    await first.close();
+    const revoked = (await env.as.stats()).revocation;
+    // A later run: the app signs out before it connects.
+    const auth = oauth(options);
+    await auth.signOut();
+    const pending = connect(env.server.mcp, { auth, reconnect: false });
+    await waitFor(auth, (v) => v.status === "needs-authorization", 10000, "needs-authorization: the kept tokens are gone");
+    const stats = await env.as.stats();
+    assert.equal(stats.revocation - revoked, 2, `the kept tokens are revoked: ${JSON.stringify(stats)}`);
+    await auth.authorize();
+    const client = await pending;
+    try {
+      assert.equal(auth.get().status, "authorized");
+      assert.equal((await env.as.stats()).token.authorization_code, stats.token.authorization_code + 1, "a new authorization");
     } finally {
       await client.close();
     }

@@ -5,94 +5,10 @@
 // authorization scenarios, conformance/; oidc-provider in the browser tests).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { oauth, OAuthError, memoryStorage } from "../src/oauth/index.js";
+import { oauth, memoryStorage } from "../src/oauth/index.js";
 import { connect } from "../index.js";
 
-const BIND = Symbol.for("mcplive.oauth.bind");
-const SERVER = "https://mcp.example.com/mcp";
-const ISSUER = "https://as.example.com";
-const REDIRECT = "https://app.example.com/callback";
-
-const json = (body, init = {}) => new Response(JSON.stringify(body), { status: init.status ?? 200, headers: { "content-type": "application/json", ...init.headers } });
-const s256 = (v) => createHash("sha256").update(v).digest("base64url");
-
-/**
- * world scripts the servers: routes maps "METHOD url" (or a function of
- * the request) to a Response; every request is recorded in `requests`.
- */
-function world(over = {}) {
-  const requests = [];
-  const issued = { code: new Map(), refresh: 0 };
-  const as = {
-    issuer: ISSUER,
-    authorization_endpoint: `${ISSUER}/authorize`,
-    token_endpoint: `${ISSUER}/token`,
-    registration_endpoint: `${ISSUER}/register`,
-    revocation_endpoint: `${ISSUER}/revoke`,
-    code_challenge_methods_supported: ["S256"],
-    authorization_response_iss_parameter_supported: true,
-    token_endpoint_auth_methods_supported: ["none"],
-    ...over.as,
-  };
-  const prm = { resource: SERVER, authorization_servers: [ISSUER], scopes_supported: ["tools:read"], ...over.prm };
-  const token = (body) => {
-    const scripted = over.token?.(body);
-    if (scripted) return scripted;
-    if (body.get("grant_type") === "refresh_token") {
-      issued.refresh++;
-      return json({ access_token: `at-r${issued.refresh}`, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${issued.refresh + 1}` });
-    }
-    const c = issued.code.get(body.get("code"));
-    if (!c || s256(body.get("code_verifier")) !== c.challenge) return json({ error: "invalid_grant" }, { status: 400 });
-    return json({ access_token: "at-1", token_type: "Bearer", expires_in: over.expiresIn ?? 3600, refresh_token: "rt-1", scope: c.scope });
-  };
-  const fetch = async (url, init = {}) => {
-    const body = init.body instanceof URLSearchParams ? init.body : typeof init.body === "string" && init.headers?.["content-type"]?.includes("json") ? init.body : new URLSearchParams(init.body ?? "");
-    requests.push({ url, method: init.method ?? "GET", headers: { ...init.headers }, body: String(init.body ?? ""), redirect: init.redirect, credentials: init.credentials });
-    if (over.route) {
-      const r = await over.route(url, init);
-      if (r) return r;
-    }
-    if (url === `https://mcp.example.com/.well-known/oauth-protected-resource/mcp`) return json(prm);
-    if (url === `${ISSUER}/.well-known/oauth-authorization-server`) return json(as);
-    if (url === `${ISSUER}/register`) return json({ client_id: "client-1", redirect_uris: [REDIRECT] }, { status: 201 });
-    if (url === `${ISSUER}/token`) return token(body);
-    if (url === `${ISSUER}/revoke`) return new Response(null, { status: 200 });
-    return new Response("not found", { status: 404 });
-  };
-  /** authorize approves at once, as the authorization endpoint would after consent. */
-  const authorize = async (authorizationUrl) => {
-    const u = new URL(authorizationUrl);
-    const code = `code-${issued.code.size + 1}`;
-    issued.code.set(code, { challenge: u.searchParams.get("code_challenge"), scope: u.searchParams.get("scope") });
-    world.lastAuthorization = u;
-    const cb = new URL(u.searchParams.get("redirect_uri"));
-    cb.searchParams.set("code", code);
-    cb.searchParams.set("state", u.searchParams.get("state"));
-    if (over.iss !== null) cb.searchParams.set("iss", over.iss ?? ISSUER);
-    return cb.href;
-  };
-  return { fetch, requests, authorize, issued };
-}
-
-function setup(over = {}, options = {}) {
-  const w = world(over);
-  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch, authorize: over.authorize ?? w.authorize, ...options });
-  const b = auth[BIND](SERVER);
-  return { ...w, auth, b };
-}
-
-const refusal = (over = {}) => ({ status: 401, resourceMetadata: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp", ...over });
-
-async function rejectsWith(p, code, re) {
-  await assert.rejects(p, (err) => {
-    assert.ok(err instanceof OAuthError, `an OAuthError, got ${err?.name}: ${err?.message}`);
-    assert.equal(err.code, code, err.message);
-    if (re) assert.match(err.message, re);
-    return true;
-  });
-}
+import { BIND, SERVER, ISSUER, REDIRECT, json, world, setup, refusal, rejectsWith } from "./oauth-world.js";
 
 test("the whole flow: metadata, registration, PKCE S256, state, resource, iss; the token then goes on every request", async () => {
   const { b, auth, requests } = setup();
@@ -329,10 +245,11 @@ test("sign-out forgets the tokens and revokes them", async () => {
   assert.deepEqual(revoked, ["rt-1", "at-1"]);
 });
 
-test("without authorize (a browser), the flow waits for the user: needs-authorization with the URL", async () => {
+test("after a sign-out, the flow waits for the user: needs-authorization with the URL (a browser without the authorize option does the same)", async () => {
   const w = world();
-  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch });
+  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch, authorize: w.authorize });
   const b = auth[BIND](SERVER);
+  await auth.signOut();
   assert.equal(await b.token({ error: refusal() }), "");
   const s = auth.get();
   assert.equal(s.status, "needs-authorization");
@@ -343,7 +260,9 @@ test("without authorize (a browser), the flow waits for the user: needs-authoriz
   assert.equal(auth.get().authorizationUrl, s.authorizationUrl);
   assert.equal(w.requests.length, n);
   // In Node, authorize() without the authorize option says what to do.
-  await rejectsWith(auth.authorize(), "needs_user", /loopback\(\)/);
+  const bare = oauth({ redirectUri: REDIRECT, fetch: w.fetch });
+  bare[BIND](SERVER);
+  await rejectsWith(bare.authorize(), "needs_user", /loopback\(\)/);
 });
 
 test("connect: auth on a ws:// URL, or with token, is a TypeError; an oauth() object serves one server", async () => {
@@ -354,4 +273,33 @@ test("connect: auth on a ws:// URL, or with token, is a TypeError; an oauth() ob
   auth[BIND]("https://a.example.com/mcp");
   assert.throws(() => auth[BIND]("https://b.example.com/mcp"), /one per server/);
   assert.throws(() => oauth({ redirectUri: REDIRECT, bogus: 1 }), /unknown option "bogus"/);
+});
+
+test("MCP 2025-03-26 servers without protected resource metadata: the server's origin is the authorization server (its metadata, else /authorize, /token, /register)", async () => {
+  const ORIGIN = "https://mcp.example.com";
+  const withMeta = world({
+    iss: null,
+    route: (url) => {
+      if (url.includes("oauth-protected-resource")) return new Response("not found", { status: 404 });
+      if (url === `${ORIGIN}/.well-known/oauth-authorization-server`) return json({ issuer: ORIGIN, authorization_endpoint: `${ORIGIN}/oauth/authorize`, token_endpoint: `${ORIGIN}/oauth/token`, registration_endpoint: `${ORIGIN}/oauth/register`, code_challenge_methods_supported: ["S256"] });
+      if (url === `${ORIGIN}/oauth/register`) return json({ client_id: "legacy" }, { status: 201 });
+      if (url === `${ORIGIN}/oauth/token`) return json({ access_token: "at-legacy", token_type: "Bearer" });
+      return null;
+    },
+  });
+  const a = oauth({ redirectUri: REDIRECT, fetch: withMeta.fetch, authorize: withMeta.authorize });
+  assert.equal(await a[BIND](SERVER).token({ error: { status: 401 } }), "at-legacy");
+  assert.equal(a.get().issuer, ORIGIN);
+  const bare = world({
+    iss: null,
+    route: (url) => {
+      if (url.includes("/.well-known/")) return new Response("not found", { status: 404 });
+      if (url === `${ORIGIN}/register`) return json({ client_id: "legacy" }, { status: 201 });
+      if (url === `${ORIGIN}/token`) return json({ access_token: "at-fallback", token_type: "Bearer" });
+      return null;
+    },
+  });
+  const b = oauth({ redirectUri: REDIRECT, fetch: bare.fetch, authorize: bare.authorize });
+  assert.equal(await b[BIND](SERVER).token({ error: { status: 401 } }), "at-fallback");
+  assert.equal(world.lastAuthorization.origin + world.lastAuthorization.pathname, `${ORIGIN}/authorize`);
 });

@@ -11,17 +11,32 @@ import { createStore, report } from "../store.js";
 import { sha256 } from "../hash.js";
 import { OAuthError } from "./errors.js";
 import { anySignal, checkURL, inBrowser, isLoopback } from "./http.js";
-import { memoryStorage, sessionStorageAdapter, checkStorage } from "./storage.js";
+import { memoryStorage, sessionStorageAdapter, checkStorage, dpopKeyPair } from "./storage.js";
 import * as flow from "./flow.js";
 import { openPopup, waitForCallback } from "./browser.js";
 
 /** BIND: how connect (js/src/connect.js) attaches an oauth() object to a server. */
 export const BIND = Symbol.for("mcplive.oauth.bind");
 
-const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch"];
+const OPTIONS = ["redirectUri", "clientMetadataUrl", "clients", "registration", "scopes", "storage", "authorize", "mode", "timeoutMs", "fetch", "allowPrivateNetwork", "allowParentResource", "dpop"];
 const MAX_STEP_UPS = 3;
+/**
+ * The authorizations a server's refusals may start by themselves (not the
+ * user's authorize()) within AUTH_WINDOW_MS: each may open a browser.
+ */
+const MAX_AUTO_AUTHORIZATIONS = 5;
+const AUTH_WINDOW_MS = 10 * 60_000;
+/** The most scopes a step-up asks for (the union of every challenge's). */
+const MAX_SCOPES = 16;
+/** A transient refresh failure waits this long (doubling, at most REFRESH_BACKOFF_MAX_MS) before the next try. */
+const REFRESH_BACKOFF_MS = 1000;
+const REFRESH_BACKOFF_MAX_MS = 60_000;
+/** The token endpoint's errors that mean the refresh token (or the client) is dead: only these forget the tokens. */
+const DEAD_REFRESH = new Set(["invalid_grant", "invalid_client", "unauthorized_client"]);
 /** A prepared authorization URL older than this is made anew (its state and verifier too). */
 const PREPARED_TTL_MS = 10 * 60_000;
+/** How long authorize() waits for the popup's callback. */
+const POPUP_TIMEOUT_MS = 10 * 60_000;
 /** A flow record older than this is refused at the callback. */
 const FLOW_TTL_MS = 30 * 60_000;
 
@@ -50,6 +65,7 @@ export function oauth(config = {}) {
   if (config.authorize !== undefined && typeof config.authorize !== "function") throw new TypeError("mcplive/oauth: authorize must be a function (authorizationUrl, { signal }) => Promise<callbackUrl>");
   if (config.mode !== undefined && config.mode !== "popup" && config.mode !== "redirect") throw new TypeError('mcplive/oauth: mode must be "popup" or "redirect"');
   if (config.fetch !== undefined && typeof config.fetch !== "function") throw new TypeError("mcplive/oauth: fetch must be a function");
+  if (config.dpop !== undefined && typeof config.dpop !== "boolean") throw new TypeError("mcplive/oauth: dpop must be true or false");
   const scopes = Array.isArray(config.scopes) ? config.scopes.join(" ") : config.scopes;
   if (scopes !== undefined && typeof scopes !== "string") throw new TypeError("mcplive/oauth: scopes must be a string or an array of strings");
   const storage = config.storage === undefined ? memoryStorage() : checkStorage(config.storage);
@@ -72,17 +88,43 @@ export function oauth(config = {}) {
   // After signOut() no authorization starts by itself (not even through
   // config.authorize): a refusal waits for an explicit authorize().
   let signedOut = false;
+  let pendingSignOut = null; // a signOut() before connect: done at connect
   let inflightByUser = false; // inflight ends at needs-authorization (the URL, for the user)
   let refreshing = null;
+  let lastChallenge = {}; // the last refusal's challenge (its scope): what the user's authorize() asks for
+  let reregistered = false; // the flow in progress registered anew once already
   let aborter = new AbortController();
   const stepUps = new Map(); // scope set → authorizations for it
+  let autoAuthorizations = []; // when the refusals' authorizations started (the window's)
+  let refreshBackoff = { failures: 0, until: 0, error: null }; // after a transient refresh failure
   const consumed = new Set(); // states whose callback was used
   const onAuthorized = new Set(); // fns of the clients to re-list after a new authorization
   const waiters = new Set();
 
-  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal });
+  let dpop = null; // oauth4webapi's DPoP handle (config.dpop), once its key is ready
+  const ctx = () => ({ server: serverUrl, timeoutMs: config.timeoutMs, fetch: config.fetch, signal: aborter.signal, allowPrivateNetwork: config.allowPrivateNetwork === true, allowParentResource: config.allowParentResource === true, dpop });
+
+  /** useDPoP makes (or loads) the DPoP key pair; a runtime without WebCrypto fails the flow, never falls back to bearer. */
+  async function useDPoP(fresh = false) {
+    if (!config.dpop) return;
+    try {
+      dpop = flow.dpopHandle(await dpopKeyPair(`${serverUrl}`, { fresh }));
+    } catch (err) {
+      dpop = null;
+      throw new OAuthError("storage", `${serverUrl}: the DPoP key could not be made (${err?.message ?? err})`, { step: "dpop", server: serverUrl });
+    }
+  }
   const tokensKey = (b) => `tokens:${b.issuer}|${b.resource}`;
   const clientKey = (issuer) => `client:${issuer}|${redirectUri}`;
+  const flowIndexKey = () => `flows:${serverUrl}`;
+
+  /** dropFlows deletes the flow records (verifier included) this object started for serverUrl, but keep. */
+  async function dropFlows(keep) {
+    const index = (await flows.get(flowIndexKey()).catch(() => undefined)) ?? [];
+    for (const st of index) if (st !== keep) await flows.delete(`flow:${st}`).catch(() => {});
+    if (keep) await flows.set(flowIndexKey(), [keep]).catch(() => {});
+    else await flows.delete(flowIndexKey()).catch(() => {});
+  }
 
   function fail(err) {
     setState({ status: "error", error: err });
@@ -104,6 +146,7 @@ export function oauth(config = {}) {
   }
 
   async function load() {
+    await useDPoP().catch(report);
     try {
       binding = (await store("get", `server:${serverUrl}`)) ?? null;
       if (binding) {
@@ -114,6 +157,14 @@ export function oauth(config = {}) {
       }
     } catch (err) {
       report(err); // a storage that fails: start without what it held
+    }
+    if (pendingSignOut) {
+      const p = pendingSignOut;
+      pendingSignOut = null;
+      tokens = null;
+      state.set(initial);
+      await forget(p);
+      return;
     }
     await resumeRedirect();
   }
@@ -130,12 +181,27 @@ export function oauth(config = {}) {
     }
     const ru = new URL(redirectUri);
     const st = here.searchParams.get("state");
-    if (!st || here.origin !== ru.origin || here.pathname !== ru.pathname) return;
+    if (!st) return;
     const f = await flows.get(`flow:${st}`).catch(() => undefined);
     if (!f || f.serverUrl !== serverUrl) return; // another server's, or not ours
+    const fu = new URL(f.redirectUri);
+    if (here.origin !== ru.origin || here.pathname !== ru.pathname || f.redirectUri !== redirectUri) {
+      // This page holds the callback of a flow this server started, but
+      // is not the redirect URI it was started with: say so, rather than
+      // ignore the code and start another flow.
+      fail(
+        new OAuthError(
+          "state_mismatch",
+          `${serverUrl}: this page (${here.origin}${here.pathname}) came back with the code of a flow started with the redirect URI ${fu.origin}${fu.pathname}, but this oauth() has the redirectUri ${ru.origin}${ru.pathname}: the page that finishes a redirect must be the redirect URI, with the same oauth({ redirectUri }) as the page that started it`,
+          { step: "callback", server: serverUrl },
+        ),
+      );
+      return;
+    }
     try {
       await complete(here.href);
     } catch (err) {
+      await dropStaleClient(err).catch(() => {});
       fail(err);
     } finally {
       // The code is used (or refused): take it out of the address bar.
@@ -148,10 +214,10 @@ export function oauth(config = {}) {
     }
   }
 
-  async function metadataFor(issuer) {
+  async function metadataFor(issuer, legacy = false) {
     let as = metadata.get(issuer);
     if (!as) {
-      as = await flow.discoverAuthServer(issuer, ctx());
+      as = await flow.discoverAuthServer(issuer, ctx(), { legacy });
       metadata.set(issuer, as);
     }
     return as;
@@ -183,10 +249,19 @@ export function oauth(config = {}) {
    * prepare discovers what the flow needs and makes the authorization URL
    * (and its flow record, kept per state).
    */
-  async function prepare(challenge = {}, stepUp = false) {
-    const prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
+  async function prepare(challenge = {}, stepUp = false, auto = false) {
+    let prm;
+    try {
+      prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
+    } catch (err) {
+      if (!(err instanceof OAuthError) || err.code !== "no_metadata") throw err;
+      // MCP 2025-03-26: no protected resource metadata; the MCP server's
+      // origin is its authorization server (its metadata, else the default
+      // endpoints /authorize, /token, /register).
+      prm = { resource: serverUrl, authorizationServers: [new URL(serverUrl).origin], legacy: true };
+    }
     const issuer = prm.authorizationServers[0];
-    const as = await metadataFor(issuer);
+    const as = await metadataFor(issuer, prm.legacy === true);
     await bindTo(issuer, prm.resource, prm.scopesSupported);
     const client = await clientFor(as);
     const scope = flow.chooseScopes({
@@ -198,10 +273,24 @@ export function oauth(config = {}) {
     });
     const n = (stepUps.get(scope) ?? 0) + 1;
     if (stepUp && n > MAX_STEP_UPS) {
-      throw new OAuthError("insufficient_scope", `${serverUrl}: still refused for insufficient scope after ${MAX_STEP_UPS} authorizations with ${JSON.stringify(scope)}: giving up`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+      throw new OAuthError("insufficient_scope", `${serverUrl}: still refused for insufficient scope after ${MAX_STEP_UPS} authorizations with ${JSON.stringify(scope)}: giving up (the cap on step-ups per scope set)`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+    }
+    const count = scope.split(" ").filter(Boolean).length;
+    if (stepUp && count > MAX_SCOPES) {
+      throw new OAuthError("insufficient_scope", `${serverUrl}: a step-up would ask for ${count} scopes (the union of every challenge's), over the cap of ${MAX_SCOPES}: giving up`, { step: "step-up", server: serverUrl, error: "insufficient_scope" });
+    }
+    if (auto) {
+      const now = Date.now();
+      autoAuthorizations = autoAuthorizations.filter((t) => now - t < AUTH_WINDOW_MS);
+      if (autoAuthorizations.length >= MAX_AUTO_AUTHORIZATIONS) {
+        throw new OAuthError("too_many_authorizations", `${serverUrl}: the server's refusals started ${MAX_AUTO_AUTHORIZATIONS} authorizations within ${AUTH_WINDOW_MS / 60_000} minutes, the cap: no more start by themselves (the user's authorize() still does)`, { step: stepUp ? "step-up" : "authorization", server: serverUrl });
+      }
+      autoAuthorizations.push(now);
     }
     stepUps.set(scope, n);
     const started = await flow.startAuthorization({ as, client, redirectUri, resource: prm.resource, scope, serverUrl });
+    // One flow at a time: the records of the flows before it (verifier included) are deleted.
+    await dropFlows(started.flow.state);
     // A public client's registration goes along with the flow: a full-page
     // redirect's return finds it even when storage kept nothing (memory).
     await flows.set(`flow:${started.flow.state}`, client.client_secret ? started.flow : { ...started.flow, client });
@@ -215,11 +304,11 @@ export function oauth(config = {}) {
     try {
       params = new URL(String(callbackUrl)).searchParams;
     } catch {
-      throw new OAuthError("state_mismatch", `${serverUrl}: the callback ${JSON.stringify(String(callbackUrl).slice(0, 80))} is not a URL`, { step: "callback", server: serverUrl });
+      throw new OAuthError("state_mismatch", `${serverUrl}: the callback (${String(callbackUrl).length} characters) is not a URL`, { step: "callback", server: serverUrl });
     }
     const st = params.get("state");
     if (!st) throw new OAuthError("state_mismatch", `${serverUrl}: the callback has no state`, { step: "callback", server: serverUrl });
-    if (consumed.has(st)) throw new OAuthError("replayed_callback", `${serverUrl}: this callback (state ${st.slice(0, 8)}…) was used already: refusing to use its code again`, { step: "callback", server: serverUrl });
+    if (consumed.has(st)) throw new OAuthError("replayed_callback", `${serverUrl}: this callback was used already: refusing to use its code again`, { step: "callback", server: serverUrl });
     const f = await flows.get(`flow:${st}`).catch(() => undefined);
     if (!f || f.serverUrl !== serverUrl) {
       throw new OAuthError("state_mismatch", `${serverUrl}: the callback's state matches no authorization this client started (a forged or foreign callback)`, { step: "callback", server: serverUrl });
@@ -237,7 +326,7 @@ export function oauth(config = {}) {
     }
     const client = await clientFor(as);
     const t = await flow.finishAuthorization({ as, client, flow: f, callbackUrl: String(callbackUrl) }, ctx());
-    tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope };
+    tokens = { ...t, issued_at: Date.now(), requested_scope: f.scope, grant: randomId() };
     signedOut = false;
     if (!binding || binding.issuer !== f.issuer) await bindTo(f.issuer, f.resource);
     await store("set", tokensKey(binding), tokens);
@@ -255,13 +344,20 @@ export function oauth(config = {}) {
     if (inflight && explicit && inflightByUser) return inflight.catch(() => {}).then(() => authorizeFlow(challenge, stepUp, true));
     if (inflight) return inflight;
     const byUser = !config.authorize || (signedOut && !explicit);
+    if (byUser && !config.authorize && !hasWindow()) {
+      // Nobody can click: a wait for the user would never end (in Node, an
+      // unsettled await ends the process, silently, with code 13).
+      return Promise.reject(
+        fail(new OAuthError("needs_user", `${serverUrl}: the server asks for authorization, and this runtime has no window for the user's step: pass oauth({ authorize }) (mcplive/oauth/node has loopback(), which opens the system browser, and paste())`, { step: "authorization", server: serverUrl })),
+      );
+    }
     inflightByUser = byUser;
     inflight = (async () => {
       if (byUser && !stepUp && prepared && Date.now() - prepared.at < PREPARED_TTL_MS && state.store.get().status === "needs-authorization") {
         return ""; // still waiting for the user's click: the request fails, the URL stays
       }
       setState({ status: "authorizing", error: null });
-      const p = await prepare(challenge, stepUp);
+      const p = await prepare(challenge, stepUp, !explicit);
       if (byUser) {
         setState({ status: "needs-authorization", authorizationUrl: p.authorizationUrl });
         return "";
@@ -271,15 +367,41 @@ export function oauth(config = {}) {
       if (typeof callbackUrl !== "string" && !(callbackUrl instanceof URL)) {
         throw new OAuthError("state_mismatch", `${serverUrl}: the authorize callback must give the callback URL (a string), got ${typeof callbackUrl}`, { step: "callback", server: serverUrl });
       }
-      return complete(callbackUrl);
+      try {
+        return await complete(callbackUrl);
+      } catch (err) {
+        // The authorization server forgot the registration (invalid_client
+        // at its authorize page or token endpoint): drop it, register
+        // anew, and run the flow once more.
+        if (!(await dropStaleClient(err)) || reregistered) throw err;
+        reregistered = true;
+        const again = await prepare(challenge, stepUp, false);
+        setState({ authorizationUrl: again.authorizationUrl });
+        return complete(await config.authorize(again.authorizationUrl, { signal: aborter.signal }));
+      }
     })()
       .catch((err) => {
         throw fail(err instanceof OAuthError ? err : new OAuthError("aborted", `${serverUrl}: the authorization failed: ${err?.message ?? err}`, { step: "authorization", server: serverUrl, cause: err }));
       })
       .finally(() => {
         inflight = null;
+        reregistered = false;
       });
     return inflight;
+  }
+
+  /**
+   * dropStaleClient forgets the client registration err says the
+   * authorization server no longer knows (invalid_client), when it was
+   * registered here (a pre-registered client id is the app's to fix).
+   */
+  async function dropStaleClient(err) {
+    if (!(err instanceof OAuthError) || err.error !== "invalid_client" || !binding) return false;
+    const c = clients.get(binding.issuer);
+    if (!c || c.how !== "registered") return false;
+    clients.delete(binding.issuer);
+    await store("delete", clientKey(binding.issuer)).catch(report);
+    return true;
   }
 
   function expiring(t) {
@@ -288,34 +410,64 @@ export function oauth(config = {}) {
     return Date.now() >= t.expires_at - Math.min(30_000, life / 4);
   }
 
-  /** refreshOnce refreshes the tokens, one refresh at a time here and, with Web Locks, across tabs. */
+  /**
+   * refreshOnce refreshes the tokens, one refresh at a time here and, with
+   * Web Locks, across tabs. Only a refusal of the refresh token itself
+   * (invalid_grant, invalid_client) forgets the tokens, under the lock and
+   * only while storage still holds that refresh token (another tab may
+   * have rotated it meanwhile: its tokens are then taken). Any other
+   * failure (unreachable, a timeout, a 5xx) keeps the tokens and waits
+   * (1 s, doubling to 60 s) before the next try.
+   */
   function refreshOnce() {
     refreshing ??= (async () => {
+      if (Date.now() < refreshBackoff.until) throw refreshBackoff.error;
       const had = tokens;
+      const key = tokensKey(binding);
       setState({ status: "refreshing" });
+      let dead = false;
       const run = async () => {
         // Another tab may have refreshed while this one waited for the lock.
-        const stored = await store("get", tokensKey(binding)).catch(() => undefined);
+        const stored = await store("get", key).catch(() => undefined);
         if (stored?.access_token && stored.access_token !== had.access_token && !expiring(stored)) return stored;
         const as = await metadataFor(binding.issuer);
         const client = await clientFor(as);
-        const next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
+        let next;
+        try {
+          next = await flow.refresh({ as, client, tokens: had, resource: binding.resource }, ctx());
+        } catch (err) {
+          if (!(err instanceof OAuthError && err.code === "token_error" && DEAD_REFRESH.has(err.error))) throw err;
+          const now = await store("get", key).catch(() => undefined);
+          if (now?.access_token && now.refresh_token !== had.refresh_token) return now; // rotated by another tab: its tokens are good
+          dead = true;
+          if (!now || now.refresh_token === had.refresh_token) await store("delete", key).catch(report);
+          throw err;
+        }
         // refreshed: a refusal of this token goes to a new authorization, not another refresh.
-        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope, refreshed: true };
-        await store("set", tokensKey(binding), rec);
+        const rec = { ...next, issued_at: Date.now(), requested_scope: had.requested_scope, grant: had.grant, refreshed: true };
+        await store("set", key, rec);
         return rec;
       };
       const locks = globalThis.navigator?.locks;
       try {
-        tokens = locks?.request ? await underLock(locks, `mcplive-oauth:${tokensKey(binding)}`, run) : await run();
+        const got = locks?.request ? await underLock(locks, `mcplive-oauth:${key}`, run) : await run();
+        if (tokens === had) tokens = got;
+        refreshBackoff = { failures: 0, until: 0, error: null };
         authorizedState();
-        return tokens;
+        return got;
       } catch (err) {
-        // The refresh token is spent or refused: forget the tokens; the
-        // next refusal starts a new authorization.
-        tokens = null;
-        await store("delete", tokensKey(binding)).catch(() => {});
-        setState({ status: "none", error: err, expiresAt: null });
+        if (dead) {
+          await dropStaleClient(err);
+          // The refresh token is refused: the next refusal starts a new authorization.
+          if (tokens === had) tokens = null;
+          setState({ status: "none", error: err, expiresAt: null });
+        } else {
+          // Transient: the tokens stay; the next try waits.
+          const failures = refreshBackoff.failures + 1;
+          refreshBackoff = { failures, until: Date.now() + Math.min(REFRESH_BACKOFF_MAX_MS, REFRESH_BACKOFF_MS * 2 ** (failures - 1)), error: err };
+          if (tokens) authorizedState();
+          setState({ error: err });
+        }
         throw err;
       }
     })().finally(() => {
@@ -324,27 +476,55 @@ export function oauth(config = {}) {
     return refreshing;
   }
 
+  /** transient: a refresh failure that keeps the tokens (not a refused refresh token). */
+  const transient = (err) => !(err instanceof OAuthError && err.code === "token_error" && DEAD_REFRESH.has(err.error)) && tokens !== null;
+
+  /**
+   * bound is the token hook of the binding: token() for a DPoP-bound token
+   * gives { token, dpop }: the token and the proof of this request (its
+   * method and URL); after a refusal, no proof (the retry asks for its own).
+   */
+  async function bound(arg = {}) {
+    const t = await token(arg);
+    if (typeof t === "string" && t && dpop && tokens?.access_token === t && String(tokens.token_type).toLowerCase() === "dpop") {
+      if (arg.error || !arg.method || !arg.requestUrl) return { token: t, dpop: "" };
+      return { token: t, dpop: await flow.proof(dpop, arg.method, arg.requestUrl, t) };
+    }
+    return t;
+  }
+
   /** token is the connect option token: Go calls it before each request, and after a refusal. */
   async function token({ error } = {}) {
     await loaded;
+    if (error && config.dpop && !dpop) throw new OAuthError("storage", `${serverUrl}: dpop is on and no DPoP key could be made: no token is asked for`, { step: "dpop", server: serverUrl });
+    if (error?.dpopNonce && dpop) {
+      // RFC 9449 section 9: the resource server's nonce goes in the next proofs.
+      dpop.cacheNonce(new Response(null, { headers: { "dpop-nonce": error.dpopNonce } }), new URL(serverUrl));
+      // The challenge's error may sit in its DPoP challenge next to a Bearer one.
+      if ((error.error === "use_dpop_nonce" || /use_dpop_nonce/.test(error.wwwAuthenticate ?? "")) && tokens?.access_token) return tokens.access_token;
+    }
     if (!error) {
       if (!tokens?.access_token) return "";
       if (expiring(tokens) && tokens.refresh_token && binding) {
         try {
           return (await refreshOnce()).access_token;
         } catch {
-          return "";
+          return tokens?.access_token ?? ""; // transient: the token it has (it may still be good); refused: none
         }
       }
       return tokens.access_token;
     }
     if (error.status === 403 && error.error && error.error !== "insufficient_scope") return ""; // a denial no new token fixes
+    lastChallenge = { resourceMetadata: error.resourceMetadata, scope: error.scope };
     const stepUp = error.status === 403 || error.error === "insufficient_scope";
     if (!stepUp && tokens?.refresh_token && binding && !tokens.refreshed && (await sameAuthServer(error))) {
       try {
         return (await refreshOnce()).access_token;
-      } catch {
-        // fall through to a new authorization
+      } catch (err) {
+        // A transient failure fails this request (the tokens stay, the
+        // next try waits), rather than sending the user to sign in again.
+        if (transient(err)) throw err;
+        // refused: a new authorization
       }
     }
     return authorizeFlow(error, stepUp);
@@ -369,14 +549,15 @@ export function oauth(config = {}) {
     if (!serverUrl) return Promise.reject(new TypeError("mcplive/oauth: authorize() before connect(): pass this object as connect's auth option first"));
     const m = mode ?? config.mode ?? "popup";
     signedOut = false;
-    if (config.authorize) return loaded.then(() => authorizeFlow({}, false, true)).then(() => {});
-    if (!inBrowser || typeof globalThis.window !== "object") {
+    autoAuthorizations = []; // the user asked: the cap's window starts anew
+    if (config.authorize) return loaded.then(() => authorizeFlow(lastChallenge, false, true)).then(() => {});
+    if (!hasWindow()) {
       return Promise.reject(new OAuthError("needs_user", `${serverUrl}: authorize() needs a browser window, or oauth({ authorize }) (mcplive/oauth/node has loopback() and paste())`, { step: "authorization", server: serverUrl }));
     }
     const fresh = prepared && Date.now() - prepared.at < PREPARED_TTL_MS ? prepared : null;
     if (m === "redirect") {
       return (async () => {
-        const p = fresh ?? (await prepare());
+        const p = fresh ?? (await prepare(lastChallenge));
         globalThis.location.assign(p.authorizationUrl);
       })().catch((err) => Promise.reject(fail(err)));
     }
@@ -395,11 +576,12 @@ export function oauth(config = {}) {
     const was = state.store.get();
     setState({ status: "authorizing", error: null });
     return (async () => {
-      const p = fresh ?? (await prepare());
+      const p = fresh ?? (await prepare(lastChallenge));
       if (!fresh) win.location.href = p.authorizationUrl;
-      const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal);
+      const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal, { redirectUri, timeoutMs: POPUP_TIMEOUT_MS });
       await complete(callbackUrl);
-    })().catch((err) => {
+    })().catch(async (err) => {
+      await dropStaleClient(err).catch(() => {}); // the next authorize() registers anew
       if (err instanceof OAuthError && err.code === "popup_closed") {
         setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
         throw err;
@@ -408,19 +590,42 @@ export function oauth(config = {}) {
     });
   }
 
-  /** signOut forgets the tokens (revoking them where the server offers RFC 7009); the client re-lists. */
-  async function signOut() {
-    aborter.abort(new OAuthError("aborted", `${serverUrl}: signed out`, { step: "authorization", server: serverUrl }));
+  /**
+   * signOut forgets the tokens (revoking them where the server offers RFC
+   * 7009), the step-up scopes and every flow in progress (their records,
+   * verifier included); with forgetClient, the client registration too
+   * (the authorization server forgot it, or the app wants a new one). The
+   * client re-lists. Before connect, it waits for the server's URL (the
+   * records are kept under it) and forgets at connect.
+   */
+  async function signOut({ forgetClient = false } = {}) {
+    aborter.abort(new OAuthError("aborted", `${serverUrl ?? "mcplive/oauth"}: signed out`, { step: "authorization", server: serverUrl ?? undefined }));
     aborter = new AbortController();
-    await loaded;
-    const t = tokens;
-    tokens = null;
-    prepared = null;
     signedOut = true;
+    lastChallenge = {}; // the next user is asked for what the server challenges next, nothing of before
     stepUps.clear();
-    if (binding) await store("delete", tokensKey(binding)).catch(report);
+    autoAuthorizations = [];
+    prepared = null;
+    const held = tokens;
+    tokens = null;
     state.set(initial);
-    if (t && binding) {
+    if (serverUrl === null) {
+      pendingSignOut = { forgetClient: forgetClient || pendingSignOut?.forgetClient === true };
+      return;
+    }
+    await loaded;
+    await forget({ forgetClient, held });
+    await useDPoP(true).catch(report); // the next user's tokens are bound to a new key
+    for (const fn of onAuthorized) fn();
+  }
+
+  /** forget deletes what signOut forgets from storage, and revokes the tokens it held. */
+  async function forget({ forgetClient, held = null }) {
+    const t = held ?? (binding ? await store("get", tokensKey(binding)).catch(() => undefined) : undefined);
+    tokens = null;
+    await dropFlows(null);
+    if (binding) await store("delete", tokensKey(binding)).catch(report);
+    if (t?.access_token && binding) {
       try {
         const as = await metadataFor(binding.issuer);
         const client = await clientFor(as);
@@ -430,7 +635,10 @@ export function oauth(config = {}) {
         report(err); // revocation is best effort: the tokens are forgotten here either way
       }
     }
-    for (const fn of onAuthorized) fn();
+    if (forgetClient && binding) {
+      clients.delete(binding.issuer);
+      await store("delete", clientKey(binding.issuer)).catch(report);
+    }
   }
 
   /** waitAuthorized resolves at the next authorization, rejects when the flow fails or signal aborts. */
@@ -458,7 +666,7 @@ export function oauth(config = {}) {
       loaded = load();
     }
     return Object.freeze({
-      token,
+      token: bound,
       waitAuthorized,
       /** status: the store's status ("needs-authorization": a refusal waits for the user's authorize()). */
       status: () => state.store.get().status,
@@ -466,14 +674,17 @@ export function oauth(config = {}) {
       /**
        * context: the authorization context of the stored tokens (the
        * catalog cache's key of private results): the issuer and the
-       * access token's subject, or a hash of the access token when it says
-       * none; null without tokens. Never a token itself.
+       * access token's subject, or a hash of the grant's random id when it
+       * says none (the same across refreshes); null without tokens. Never
+       * a token itself.
        */
       async context() {
         await loaded;
         if (!binding || !tokens?.access_token) return null;
         const sub = tokenSubject(tokens.access_token);
-        return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
+        // Without a subject: the grant (made at the authorization, kept by
+        // every refresh), never a hash of a token that a refresh replaces.
+        return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.grant ?? tokens.refresh_token ?? tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
       },
       onAuthorized(fn) {
         onAuthorized.add(fn);
@@ -483,6 +694,11 @@ export function oauth(config = {}) {
   };
 
   return Object.freeze({ ...state.store, authorize, signOut, [BIND]: bind });
+}
+
+/** randomId is 128 random bits, hex. */
+function randomId() {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** tokenSubject reads the sub claim of a JWT access token (unverified: only a cache key); null when it has none. */
@@ -528,6 +744,11 @@ function underLock(locks, name, fn) {
       })
       .catch(reject);
   });
+}
+
+/** hasWindow: a page, where the user can click authorize() (not a worker, not Node). */
+function hasWindow() {
+  return inBrowser && typeof globalThis.window === "object" && globalThis.window !== null;
 }
 
 function hasSessionStorage() {

@@ -20,16 +20,31 @@ export function openPopup(url) {
 /**
  * waitForCallback resolves with the callback URL that the popup's
  * handleCallback() sends for this state; it rejects when the popup is
- * closed first, or signal aborts.
+ * closed first (naming what the callback page must do, or a redirect URI
+ * on another origin, whose page cannot reach this one), after timeoutMs,
+ * or when signal aborts.
  */
-export function waitForCallback(win, state, signal) {
+export function waitForCallback(win, state, signal, { redirectUri = null, timeoutMs = 10 * 60_000 } = {}) {
   return new Promise((resolve, reject) => {
     let bc = null;
     let timer = null;
+    let deadline = null;
+    const here = globalThis.location?.origin;
+    let there = null;
+    try {
+      there = redirectUri ? new URL(redirectUri).origin : null;
+    } catch {
+      there = null;
+    }
+    const why = () =>
+      there && here && there !== here
+        ? `the redirect URI ${redirectUri} is on another origin (${there}) than this page (${here}): its handleCallback() cannot hand the callback to this page; use a redirect URI on this page's origin (localhost and 127.0.0.1 are different origins)`
+        : `if the sign-in was done, the callback page${redirectUri ? ` (${redirectUri})` : ""} did not hand it back: it must load, and call handleCallback() from mcplive/oauth`;
     const done = (fn, v) => {
       globalThis.removeEventListener("message", onMessage);
       bc?.close();
       clearInterval(timer);
+      clearTimeout(deadline);
       signal?.removeEventListener("abort", onAbort);
       fn(v);
     };
@@ -77,8 +92,16 @@ export function waitForCallback(win, state, signal) {
       }
       // Wait a beat after closing: the callback's message may still be on its way.
       closedFor = closed ? closedFor + 1 : 0;
-      if (closedFor >= 2) done(reject, new OAuthError("popup_closed", "the sign-in window was closed before the authorization finished", { step: "authorization" }));
+      if (closedFor >= 2) done(reject, new OAuthError("popup_closed", `the sign-in window was closed before the authorization finished (${why()})`, { step: "authorization" }));
     }, 400);
+    deadline = setTimeout(() => {
+      try {
+        win.close();
+      } catch {
+        // gone already
+      }
+      done(reject, new OAuthError("timeout", `no callback from the sign-in window within ${Math.round(timeoutMs / 1000)} s (${why()})`, { step: "authorization" }));
+    }, timeoutMs);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
   });

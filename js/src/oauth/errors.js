@@ -1,3 +1,7 @@
+import { redactURL } from "../redact.js";
+
+export { redactURL };
+
 // OAuthError: every failure of the authorization flow, with the step it
 // failed at and the server it concerned, so an app can tell "the user
 // closed the popup" from "this server is misconfigured".
@@ -25,7 +29,8 @@ export const CODES = Object.freeze([
   "token_error", // the token endpoint refused (its error code is in .error)
   "popup_blocked", // window.open gave no window
   "popup_closed", // the user closed the popup before finishing
-  "insufficient_scope", // still refused after re-authorizing with the scopes asked for
+  "insufficient_scope", // still refused after re-authorizing with the scopes asked for (or the step-up's caps)
+  "too_many_authorizations", // the server's refusals started too many authorizations in a short time
   "needs_user", // the flow needs the user (authorize() from a click) and has no authorize callback
   "storage", // the token storage failed
   "aborted", // the flow was aborted (signOut, a signal)
@@ -38,6 +43,14 @@ export class OAuthError extends Error {
    * @param {{ step?: string, server?: string, error?: string, errorDescription?: string, cause?: unknown, status?: number }} [details]
    */
   constructor(code, message, details = {}) {
+    // A server URL with credentials in it (userinfo, a query) is shown without them.
+    if (typeof details.server === "string" && details.server) {
+      const shown = redactURL(details.server);
+      if (shown !== details.server) {
+        message = message.split(details.server).join(shown);
+        details = { ...details, server: shown };
+      }
+    }
     super(`mcplive/oauth: ${message}`, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "OAuthError";
     this.code = code;

@@ -15,12 +15,14 @@
 
 import * as oauth from "oauth4webapi";
 import { OAuthError } from "./errors.js";
-import { checkURL, readJSON, request } from "./http.js";
+import { checkURL, readJSON, redactURL, request } from "./http.js";
 
 /** fetchFor makes oauth4webapi's customFetch: every request through request() (http.js). */
 function options(ctx, extra = {}) {
   return {
     ...extra,
+    // DPoP (RFC 9449): a proof on each token request, the nonces the server sends kept.
+    ...(ctx.dpop && (ctx.step === "token" || ctx.step === "refresh") ? { DPoP: ctx.dpop } : {}),
     [oauth.customFetch]: (url, init) => request(url, { method: init.method, headers: init.headers, body: init.body }, ctx),
     // request() refuses plain http other than loopback itself.
     [oauth.allowInsecureRequests]: true,
@@ -60,12 +62,14 @@ export function authServerMetadataURLs(issuer) {
 }
 
 /**
- * resourceMatches: the metadata's resource identifies serverUrl when it
- * has the same origin and its path is serverUrl's path or a parent of it
- * (a server at /mcp may be the resource https://host). Scheme and host
- * compare case-insensitively (URL lower-cases them).
+ * resourceMatches: the metadata's resource identifies serverUrl (RFC 9728
+ * section 3.3). It is serverUrl itself; or, for a document read from the
+ * root well-known URL of serverUrl's origin (which only the origin's owner
+ * serves), that origin. With allowParent (the app's opt-in), any parent of
+ * serverUrl's path on the same origin. Scheme and host compare
+ * case-insensitively (URL lower-cases them); a trailing slash is ignored.
  */
-export function resourceMatches(serverUrl, resource) {
+export function resourceMatches(serverUrl, resource, { from, allowParent = false } = {}) {
   let s, r;
   try {
     s = new URL(serverUrl);
@@ -73,10 +77,12 @@ export function resourceMatches(serverUrl, resource) {
   } catch {
     return false;
   }
-  if (s.origin !== r.origin || r.search || r.hash) return false;
+  if (s.origin !== r.origin || r.search || r.hash || r.username || r.password) return false;
   const rp = r.pathname.replace(/\/$/, "");
   const sp = s.pathname.replace(/\/$/, "");
-  return rp === "" || sp === rp || sp.startsWith(rp + "/");
+  if (sp === rp) return true;
+  if (allowParent) return rp === "" || sp.startsWith(rp + "/");
+  return rp === "" && from === `${s.origin}/.well-known/oauth-protected-resource`;
 }
 
 /**
@@ -90,15 +96,15 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
   for (const url of resourceMetadataURLs(serverUrl, fromChallenge)) {
     const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
     if (!res.ok) {
-      tried.push(`${url}: HTTP ${res.status}`);
+      tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
     }
     const doc = await readJSON(res, c, url);
     if (typeof doc.resource !== "string" || !Array.isArray(doc.authorization_servers) || doc.authorization_servers.length === 0 || !doc.authorization_servers.every((s) => typeof s === "string")) {
-      throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${url} lacks resource or authorization_servers`, { step, server: serverUrl });
+      throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${redactURL(url)} lacks resource or authorization_servers`, { step, server: serverUrl });
     }
-    if (!resourceMatches(serverUrl, doc.resource)) {
-      throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${url} is for the resource ${doc.resource}, not this server: refusing to authorize for it`, { step, server: serverUrl });
+    if (!resourceMatches(serverUrl, doc.resource, { from: url, allowParent: ctx.allowParentResource })) {
+      throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${redactURL(url)} is for the resource ${redactURL(doc.resource)}, not this server (RFC 9728 section 3.3; oauth({ allowParentResource: true }) accepts a parent path of it on the same origin): refusing to authorize for it`, { step, server: serverUrl });
     }
     return {
       url,
@@ -116,15 +122,15 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
  * flow needs.
  * @returns {Promise<oauth.AuthorizationServer>}
  */
-export async function discoverAuthServer(issuer, ctx) {
+export async function discoverAuthServer(issuer, ctx, { grant = "authorization_code", legacy = false } = {}) {
   const step = "authorization server metadata";
   const c = { ...ctx, step };
-  checkURL(issuer, "issuer", ctx.server);
+  checkURL(issuer, "issuer", ctx);
   const tried = [];
   for (const url of authServerMetadataURLs(issuer)) {
     const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
     if (!res.ok) {
-      tried.push(`${url}: HTTP ${res.status}`);
+      tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
     }
     const as = await readJSON(res, c, url);
@@ -134,16 +140,24 @@ export async function discoverAuthServer(issuer, ctx) {
     for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
       if (as[k] !== undefined) {
         if (typeof as[k] !== "string") throw new OAuthError("bad_response", `${ctx.server}: ${step}: ${k} is not a string`, { step, server: ctx.server });
-        checkURL(as[k], `${step}: ${k}`, ctx.server);
+        checkURL(as[k], `${step}: ${k}`, ctx);
       }
     }
+    if (grant === "client_credentials") {
+      if (!as.token_endpoint) throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no token_endpoint`, { step, server: ctx.server });
+      return as;
+    }
     if (!as.authorization_endpoint || !as.token_endpoint) {
-      throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${url} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
+      throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
     }
     if (!Array.isArray(as.code_challenge_methods_supported) || !as.code_challenge_methods_supported.includes("S256")) {
       throw new OAuthError("no_s256", `${ctx.server}: the authorization server ${issuer} does not list S256 in code_challenge_methods_supported: the flow needs PKCE with S256 and refuses to go on without it`, { step, server: ctx.server });
     }
     return as;
+  }
+  if (legacy) {
+    // MCP 2025-03-26: a server without metadata has the default endpoints at its origin.
+    return { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, code_challenge_methods_supported: ["S256"] };
   }
   throw new OAuthError("no_metadata", `${ctx.server}: no metadata found for the authorization server ${issuer} (${tried.join("; ")})`, { step, server: ctx.server });
 }
@@ -299,6 +313,32 @@ export async function startAuthorization({ as, client, redirectUri, resource, sc
   };
 }
 
+/**
+ * dpopHandle is oauth4webapi's DPoP handle for a key pair: it makes the
+ * proofs (token requests, and each MCP request: proof()) and keeps the
+ * nonces servers send.
+ */
+export function dpopHandle(keyPair) {
+  return oauth.DPoP({ client_id: "mcplive" }, keyPair);
+}
+
+/** proof makes the DPoP proof of one request (its method and URL, the access token's hash). */
+export async function proof(handle, method, url, accessToken) {
+  const h = new Headers();
+  await handle.addProof(new URL(url), h, method, accessToken);
+  return h.get("dpop");
+}
+
+/** nonceRetry runs a token request, and once more when a DPoP server asks for its nonce (use_dpop_nonce). */
+async function nonceRetry(ctx, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    if (ctx.dpop && oauth.isDPoPNonceError(err)) return fn();
+    throw err;
+  }
+}
+
 /** tokenRecord keeps what the flow needs of a token response. */
 function tokenRecord(r, prior) {
   return {
@@ -324,13 +364,15 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
       // Checked after iss: its error is the authorization server's own.
       throw new OAuthError("authorization_denied", `${ctx.server}: the authorization server ${as.issuer} refused: ${err.error}${err.error_description ? ` (${err.error_description})` : ""}`, { step: "callback", server: ctx.server, error: err.error, errorDescription: err.error_description });
     }
-    if (/iss/.test(msg)) throw new OAuthError("iss_mismatch", `${ctx.server}: the callback's iss does not identify ${as.issuer} (RFC 9207: ${msg}): the code is not sent anywhere`, { step: "callback", server: ctx.server, cause: err });
-    throw new OAuthError("state_mismatch", `${ctx.server}: the callback does not belong to this flow (${msg})`, { step: "callback", server: ctx.server, cause: err });
+    if (/iss/.test(msg)) throw new OAuthError("iss_mismatch", `${ctx.server}: the callback's iss does not identify ${as.issuer} (RFC 9207: ${msg}): the code is not sent anywhere`, { step: "callback", server: ctx.server, cause: safeCause(err) });
+    throw new OAuthError("state_mismatch", `${ctx.server}: the callback does not belong to this flow (${msg})`, { step: "callback", server: ctx.server, cause: safeCause(err) });
   }
   const step = "token";
   try {
-    const res = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, clientAuth(client), params, flow.redirectUri, flow.verifier, options({ ...ctx, step }, { additionalParameters: { resource: flow.resource } }));
-    return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res));
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, clientAuth(client), params, flow.redirectUri, flow.verifier, options({ ...ctx, step }, { additionalParameters: { resource: flow.resource } }));
+      return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res));
+    });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the code`);
   }
@@ -340,10 +382,56 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
 export async function refresh({ as, client, tokens, resource }, ctx) {
   const step = "refresh";
   try {
-    const res = await oauth.refreshTokenGrantRequest(as, { client_id: client.client_id }, clientAuth(client), tokens.refresh_token, options({ ...ctx, step }, { additionalParameters: { resource } }));
-    return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.refreshTokenGrantRequest(as, { client_id: client.client_id }, clientAuth(client), tokens.refresh_token, options({ ...ctx, step }, { additionalParameters: { resource } }));
+      return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
+    });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the refresh token`);
+  }
+}
+
+/**
+ * clientCredentials asks the token endpoint for a token of the client
+ * itself (OAuth 2.1 client credentials grant, SEP-1046), for the resource,
+ * authenticated with a secret (client_secret_basic, or _post where the
+ * server offers only that) or a private key (private_key_jwt, RFC 7523).
+ */
+export async function clientCredentials({ as, clientId, clientSecret, privateKey, resource, scope }, ctx) {
+  const step = "token";
+  const client = { client_id: clientId };
+  let auth;
+  if (privateKey) auth = oauth.PrivateKeyJwt(privateKey);
+  else auth = clientAuth({ client_id: clientId, client_secret: clientSecret, token_endpoint_auth_method: pickSecretMethod(as) });
+  const params = { resource };
+  if (scope) params.scope = scope;
+  try {
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.clientCredentialsGrantRequest(as, client, auth, params, options({ ...ctx, step }));
+      return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res));
+    });
+  } catch (err) {
+    throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the client's credentials`);
+  }
+}
+
+/**
+ * jwtBearer trades an assertion (a workload identity token, RFC 7523 JWT
+ * bearer grant, SEP-1933) for a token for the resource; the client
+ * authenticates with nothing else (its id).
+ */
+export async function jwtBearer({ as, clientId, assertion, resource, scope }, ctx) {
+  const step = "token";
+  const client = { client_id: clientId };
+  const params = { assertion, resource, client_id: clientId };
+  if (scope) params.scope = scope;
+  try {
+    return await nonceRetry(ctx, async () => {
+      const res = await oauth.genericTokenEndpointRequest(as, client, oauth.None(), "urn:ietf:params:oauth:grant-type:jwt-bearer", params, options({ ...ctx, step }));
+      return tokenRecord(await oauth.processGenericTokenEndpointResponse(as, client, res));
+    });
+  } catch (err) {
+    throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the assertion`);
   }
 }
 
@@ -355,18 +443,32 @@ export async function revoke({ as, client, token, hint }, ctx) {
   await oauth.processRevocationResponse(res);
 }
 
-/** wrap turns oauth4webapi's errors into OAuthErrors that name the step. */
+/**
+ * safeCause keeps of an oauth4webapi error only its name, code and
+ * message: its cause and response may hold the whole token response
+ * (an unexpected token_type, a negative expires_in), which must never
+ * reach an error an app logs.
+ */
+function safeCause(err) {
+  if (!(err instanceof Error)) return new Error(String(err));
+  const e = new Error(err.message);
+  e.name = err.name;
+  if (err.code !== undefined) e.code = err.code;
+  return e;
+}
+
+/** wrap turns oauth4webapi's errors into OAuthErrors that name the step (and carry none of the answer's tokens). */
 function wrap(err, code, step, server, what) {
   if (err instanceof OAuthError) return err;
   if (err instanceof oauth.ResponseBodyError) {
     // error_description is the server's text: shown as text, never as markup.
-    return new OAuthError(code, `${server}: ${what}: ${err.error}${err.error_description ? ` (${String(err.error_description).slice(0, 300)})` : ""} (HTTP ${err.status})`, { step, server, error: err.error, errorDescription: err.error_description, status: err.status, cause: err });
+    return new OAuthError(code, `${server}: ${what}: ${err.error}${err.error_description ? ` (${String(err.error_description).slice(0, 300)})` : ""} (HTTP ${err.status})`, { step, server, error: err.error, errorDescription: err.error_description, status: err.status, cause: safeCause(err) });
   }
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
-    return new OAuthError(code, `${server}: ${what}: HTTP ${err.status} ${err.cause?.[0]?.parameters?.error ?? ""}`.trim(), { step, server, status: err.status, cause: err });
+    return new OAuthError(code, `${server}: ${what}: HTTP ${err.status} ${err.cause?.[0]?.parameters?.error ?? ""}`.trim(), { step, server, status: err.status, error: err.cause?.[0]?.parameters?.error, cause: safeCause(err) });
   }
-  if (err?.code === oauth.RESPONSE_IS_NOT_JSON || err?.code === oauth.PARSE_ERROR || err?.code === oauth.INVALID_RESPONSE || err?.code === oauth.RESPONSE_IS_NOT_CONFORM) {
-    return new OAuthError("bad_response", `${server}: ${what}: ${err.message}`, { step, server, cause: err });
+  if (err?.code === oauth.RESPONSE_IS_NOT_JSON || err?.code === oauth.PARSE_ERROR || err?.code === oauth.INVALID_RESPONSE || err?.code === oauth.RESPONSE_IS_NOT_CONFORM || err?.code === oauth.UNSUPPORTED_OPERATION) {
+    return new OAuthError("bad_response", `${server}: ${what}: ${err.message}`, { step, server, cause: safeCause(err) });
   }
-  return new OAuthError(code, `${server}: ${what}: ${err?.message ?? err}`, { step, server, cause: err });
+  return new OAuthError(code, `${server}: ${what}: ${err?.message ?? err}`, { step, server, cause: safeCause(err) });
 }

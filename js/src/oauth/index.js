@@ -4,3 +4,4 @@ export { oauth } from "./auth.js";
 export { handleCallback } from "./browser.js";
 export { OAuthError } from "./errors.js";
 export { memoryStorage, sessionStorageAdapter, localStorageAdapter, indexedDBStorage } from "./storage.js";
+export { clientCredentials } from "./machine.js";

@@ -41,10 +41,11 @@ const PAGE = (title, text) =>
  * localhost); a server listens there for the one callback, the system
  * browser (or options.open) shows the authorization page, and the callback
  * URL is returned. The server closes after the callback, on abort and on
- * timeout.
- * @param {{ open?: (url: string) => void | Promise<void>, timeoutMs?: number }} [options]
+ * timeout (default 5 minutes). It tells logger.info (default: a line on
+ * stderr) where it waits, and the URL to open if no browser opened.
+ * @param {{ open?: (url: string) => void | Promise<void>, timeoutMs?: number, logger?: { info?: (msg: string) => void } }} [options]
  */
-export function loopback({ open = openBrowser, timeoutMs = 5 * 60_000 } = {}) {
+export function loopback({ open = openBrowser, timeoutMs = 5 * 60_000, logger = { info: (m) => process.stderr.write(`${m}\n`) } } = {}) {
   return (authorizationUrl, { signal } = {}) => {
     const ru = redirectOf(authorizationUrl);
     if (ru.protocol !== "http:" || !isLoopback(ru.hostname) || !ru.port) {
@@ -79,7 +80,12 @@ export function loopback({ open = openBrowser, timeoutMs = 5 * 60_000 } = {}) {
       };
       server.once("error", (err) => finish(new Error(`mcplive/oauth: the loopback redirect server could not listen on ${ru.host}: ${err.message}`)));
       server.listen(Number(ru.port), ru.hostname === "localhost" ? "127.0.0.1" : ru.hostname.replace(/^\[|\]$/g, ""), async () => {
-        timer = setTimeout(() => finish(new OAuthError("timeout", `no sign-in within ${Math.round(timeoutMs / 1000)} s`, { step: "authorization" })), timeoutMs);
+        timer = setTimeout(() => finish(new OAuthError("timeout", `no sign-in callback at ${ru.origin}${ru.pathname} within ${Math.round(timeoutMs / 1000)} s (loopback({ timeoutMs }) sets the wait)`, { step: "authorization" })), timeoutMs);
+        try {
+          logger?.info?.(`mcplive/oauth: waiting up to ${Math.round(timeoutMs / 1000)} s for the sign-in callback at ${ru.origin}${ru.pathname}; if no browser opens, open this URL: ${authorizationUrl}`);
+        } catch {
+          // a logger that throws does not stop the sign-in
+        }
         try {
           await open(authorizationUrl);
         } catch (err) {

@@ -98,3 +98,24 @@ export function checkStorage(s) {
   }
   return s;
 }
+
+/**
+ * dpopKeyPair is the DPoP key pair of id: ECDSA P-256, its private key not
+ * extractable (it never leaves WebCrypto). In a browser it is kept in
+ * IndexedDB (a CryptoKey is stored as it is, never as bytes), so a reload
+ * keeps the tokens bound to it usable; elsewhere it lives in memory.
+ * fresh: a new pair replaces the kept one (a sign-out).
+ */
+export async function dpopKeyPair(id, { fresh = false } = {}) {
+  const generate = () => globalThis.crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
+  const inPage = typeof indexedDB !== "undefined" && (typeof process !== "object" || typeof process.versions?.node !== "string");
+  if (!inPage) return generate();
+  const db = indexedDBStorage({ name: "mcplive-oauth-dpop" });
+  const key = `dpop:${id}`;
+  let kp = fresh ? undefined : await db.get(key).catch(() => undefined);
+  if (!kp?.privateKey || !kp?.publicKey) {
+    kp = await generate();
+    await db.set(key, kp).catch(() => {}); // not kept: this page's tokens are bound to a key of this page only
+  }
+  return kp;
+}

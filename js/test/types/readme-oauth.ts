@@ -4,11 +4,11 @@
 declare const signIn: HTMLButtonElement;
 
 import { connect } from "mcplive";
-import { oauth, localStorageAdapter } from "mcplive/oauth";
+import { oauth, sessionStorageAdapter } from "mcplive/oauth";
 
 const auth = oauth({
   redirectUri: new URL("/oauth-callback.html", location.href), // a page that calls handleCallback()
-  storage: localStorageAdapter(), // default: memory (gone on reload)
+  storage: sessionStorageAdapter(), // this tab, kept through reloads; default: memory (see "Where tokens are kept")
 });
 auth.subscribe(({ status }) => (signIn.hidden = status !== "needs-authorization"));
 signIn.onclick = () => auth.authorize(); // in the click: a popup opened after an await is blocked
