@@ -98,6 +98,7 @@ export function oauth(config = {}) {
   let autoAuthorizations = []; // when the refusals' authorizations started (the window's)
   let refreshBackoff = { failures: 0, until: 0, error: null }; // after a transient refresh failure
   const consumed = new Set(); // states whose callback was used
+  const pinned = new Set(); // states a popup of the user's authorize() waits on (dropFlows keeps them)
   const onAuthorized = new Set(); // fns of the clients to re-list after a new authorization
   const waiters = new Set();
 
@@ -118,11 +119,18 @@ export function oauth(config = {}) {
   const clientKey = (issuer) => `client:${issuer}|${redirectUri}`;
   const flowIndexKey = () => `flows:${serverUrl}`;
 
-  /** dropFlows deletes the flow records (verifier included) this object started for serverUrl, but keep. */
+  /**
+   * dropFlows deletes the flow records (verifier included) this object
+   * started for serverUrl, but keep and, when keep is given (a newer flow
+   * replaces the older ones), the flows a popup of the user's authorize()
+   * is open on (pinned): a 401 that prepares a URL meanwhile must not
+   * strand the user's sign-in. Sign-out (keep null) drops them all.
+   */
   async function dropFlows(keep) {
     const index = (await flows.get(flowIndexKey()).catch(() => undefined)) ?? [];
-    for (const st of index) if (st !== keep) await flows.delete(`flow:${st}`).catch(() => {});
-    if (keep) await flows.set(flowIndexKey(), [keep]).catch(() => {});
+    const kept = keep ? [keep, ...index.filter((st) => st !== keep && pinned.has(st))] : [];
+    for (const st of index) if (!kept.includes(st)) await flows.delete(`flow:${st}`).catch(() => {});
+    if (kept.length) await flows.set(flowIndexKey(), kept).catch(() => {});
     else await flows.delete(flowIndexKey()).catch(() => {});
   }
 
@@ -249,7 +257,7 @@ export function oauth(config = {}) {
    * prepare discovers what the flow needs and makes the authorization URL
    * (and its flow record, kept per state).
    */
-  async function prepare(challenge = {}, stepUp = false, auto = false) {
+  async function prepare(challenge = {}, stepUp = false, auto = false, pin = false) {
     let prm;
     try {
       prm = await flow.discoverResource(serverUrl, challenge.resourceMetadata, ctx());
@@ -289,6 +297,7 @@ export function oauth(config = {}) {
     }
     stepUps.set(scope, n);
     const started = await flow.startAuthorization({ as, client, redirectUri, resource: prm.resource, scope, serverUrl });
+    if (pin) pinned.add(started.flow.state);
     // One flow at a time: the records of the flows before it (verifier included) are deleted.
     await dropFlows(started.flow.state);
     // A public client's registration goes along with the flow: a full-page
@@ -575,12 +584,15 @@ export function oauth(config = {}) {
     }
     const was = state.store.get();
     setState({ status: "authorizing", error: null });
+    if (fresh) pinned.add(fresh.flow.state);
+    let waitingOn = fresh?.flow.state;
     return (async () => {
-      const p = fresh ?? (await prepare(lastChallenge));
+      const p = fresh ?? (await prepare(lastChallenge, false, false, true));
+      waitingOn = p.flow.state;
       if (!fresh) win.location.href = p.authorizationUrl;
       const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal, { redirectUri, timeoutMs: POPUP_TIMEOUT_MS });
       await complete(callbackUrl);
-    })().catch(async (err) => {
+    })().finally(() => pinned.delete(waitingOn)).catch(async (err) => {
       await dropStaleClient(err).catch(() => {}); // the next authorize() registers anew
       if (err instanceof OAuthError && err.code === "popup_closed") {
         setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
@@ -623,6 +635,7 @@ export function oauth(config = {}) {
   async function forget({ forgetClient, held = null }) {
     const t = held ?? (binding ? await store("get", tokensKey(binding)).catch(() => undefined) : undefined);
     tokens = null;
+    pinned.clear();
     await dropFlows(null);
     if (binding) await store("delete", tokensKey(binding)).catch(report);
     if (t?.access_token && binding) {
