@@ -8,7 +8,11 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { connect, open } from "../index.js";
-import { oauth, memoryStorage } from "../src/oauth/index.js";
+import { memoryStorage } from "../src/oauth/index.js";
+import { oauth, logger, scanSecrets } from "./secrets.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 let base, server;
 const seen = { listed: 0, tokens: [] };
@@ -89,7 +93,7 @@ test("connect through the authorization, even when the user's step outlasts a re
   // The user takes 3× requestTimeoutMs: the request that was refused times out
   // meanwhile, and connect connects again once the authorization is done.
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(1500) });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
   try {
     assert.equal(client.auth, auth);
     assert.deepEqual(client.tools.get().items.map((t) => t.name), ["alpha"]);
@@ -131,7 +135,7 @@ test("with the cache option, a sign-out removes the private record of the author
   };
   const privateWritten = new Promise((resolve) => (onPrivate = resolve));
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0) });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   try {
     // A 2025-11-25 server sends no cacheScope: its lists are private.
     const key = await privateWritten;
@@ -165,7 +169,7 @@ test("with the cache option, a refreshed token keeps the authorization context: 
   let privateWritten = new Promise((resolve) => (onPrivate = resolve));
   const tokenStorage = memoryStorage();
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   let key;
   try {
     key = await privateWritten;
@@ -184,7 +188,7 @@ test("with the cache option, a refreshed token keeps the authorization context: 
   }
   // A reload (a new oauth() on the same token storage): the kept catalog is found at once.
   const auth2 = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
-  const client2 = open(`${base}/mcp`, { auth: auth2, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client2 = open(`${base}/mcp`, { auth: auth2, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   try {
     await client2.ready;
     assert.ok(records.has(key));

@@ -9,9 +9,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, createPublicKey, createVerify } from "node:crypto";
-import { oauth } from "../src/oauth/index.js";
+import { oauth, scanSecrets } from "./secrets.js";
 import { dpopKeyPair } from "../src/oauth/storage.js";
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, refusal } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 /** verify checks a DPoP proof's signature with its own jwk and returns its header and claims. */
 function verify(proof) {
