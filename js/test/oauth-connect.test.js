@@ -18,6 +18,8 @@ let base, server;
 const seen = { listed: 0, tokens: [] };
 let tools = ["alpha"];
 let currentToken = null;
+/** badToken: the token endpoint issues tokens with a control character (no header can carry them). */
+let badToken = false;
 
 const send = (res, status, body, headers = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -45,6 +47,7 @@ before(async () => {
       }
       const c = codes.get(p.get("code"));
       if (!c || createHash("sha256").update(p.get("code_verifier")).digest("base64url") !== c) return send(res, 400, { error: "invalid_grant" });
+      if (badToken) return send(res, 200, { access_token: `at-ctl-${codes.size}\nSECRET`, token_type: "Bearer", expires_in: 3600 });
       currentToken = `at-${seen.tokens.length + 1}`;
       seen.tokens.push(currentToken);
       return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${seen.tokens.length}` });
@@ -195,5 +198,20 @@ test("with the cache option, a refreshed token keeps the authorization context: 
     assert.ok(!deleted.includes(key));
   } finally {
     await client2.close();
+  }
+});
+
+test("a token no header can carry: connect fails with an OAuthError that does not show it (fetch would quote the header in its error)", async () => {
+  badToken = true;
+  try {
+    const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0) });
+    await assert.rejects(connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false }), (err) => {
+      assert.match(err.message, /access_token has characters outside RFC 6749's VSCHAR/);
+      assert.doesNotMatch(err.message, /SECRET|Headers\.append/);
+      return true;
+    });
+    assert.equal(auth.get().error?.code, "bad_response");
+  } finally {
+    badToken = false;
   }
 });

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
 import { OAuthError, memoryStorage } from "../src/oauth/index.js";
-import { oauth, scanSecrets, Scan, currentScan, logger } from "./secrets.js";
+import { oauth, clientCredentials, scanSecrets, Scan, currentScan, logger } from "./secrets.js";
 import { openCache } from "../src/cache.js";
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, setup, refusal, rejectsWith } from "./oauth-world.js";
 
@@ -249,6 +249,22 @@ test("no token, code, verifier or client secret in any error, cause, state or lo
     for (const s of secrets) assert.ok(!shown.includes(s), `${name}: ${s} in the error:\n${shown}`);
   }
   for (const line of lines) for (const s of secrets) assert.ok(!line.includes(s), `${s} in a log line: ${line}`);
+});
+
+test("a token no header can carry (a control character: fetch quotes such a header value in its error) is refused, and not shown", async () => {
+  const bad = { access_token: "SECRET-AT-CTL\nx", token_type: "Bearer", expires_in: 1, refresh_token: "rt-ok" };
+  const code = setup({ token: () => json(bad) });
+  await rejectsWith(code.b.token({ error: refusal() }), "bad_response", /access_token has characters outside RFC 6749's VSCHAR/);
+  assert.notEqual(code.auth.get().status, "authorized");
+  // A refresh that answers one: refused too (the tokens it had stay).
+  const rf = setup({ expiresIn: 1, token: (body) => (body.get("grant_type") === "refresh_token" ? json({ ...bad, access_token: "at-ok", refresh_token: "SECRET-RT-CTL\u0000" }) : null) });
+  await rf.b.token({ error: refusal() });
+  await new Promise((r) => setTimeout(r, 1100)); // let the 1 s token expire
+  await rejectsWith(rf.b.token({ error: refusal({ error: "invalid_token" }) }), "bad_response", /refresh_token has characters outside/);
+  // The client credentials grant.
+  const w = world({ as: { grant_types_supported: ["client_credentials"] }, token: () => json(bad) });
+  const cc = clientCredentials({ clientId: "agent", clientSecret: "agent-secret", fetch: w.fetch });
+  await rejectsWith(cc[BIND](SERVER).token({ error: refusal() }), "bad_response", /VSCHAR/);
 });
 
 test("the secret scan finds a secret in an error's message or cause chain, a state, a log line, whole or cut; not inside a longer word", () => {
