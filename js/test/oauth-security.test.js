@@ -267,6 +267,24 @@ test("a token no header can carry (a control character: fetch quotes such a head
   await rejectsWith(cc[BIND](SERVER).token({ error: refusal() }), "bad_response", /VSCHAR/);
 });
 
+test("a sign-out whose revocation fails (an error answer, a page, a server down) reports an error that shows no token", async () => {
+  const answers = [
+    () => json({ error: "invalid_request", error_description: "bad token" }, { status: 400 }),
+    () => new Response("<html>oops</html>", { status: 503, headers: { "content-type": "text/html" } }),
+    () => {
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    },
+  ];
+  for (const answer of answers) {
+    const s = setup({ route: (url) => (url === `${ISSUER}/revoke` ? answer() : null) });
+    await s.b.token({ error: refusal() });
+    await s.auth.signOut();
+    assert.equal(s.auth.get().status, "none", "signed out here whatever the revocation did");
+    assert.ok(s.requests.some((r) => r.url === `${ISSUER}/revoke`), "the revocation was tried");
+  }
+  // The scan after this test checks what the failed revocations reported (console.error).
+});
+
 test("the secret scan finds a secret in an error's message or cause chain, a state, a log line, whole or cut; not inside a longer word", () => {
   const s = new Scan();
   const long = "rt-0123456789abcdefghijklmnopqrstuvwxyz";
