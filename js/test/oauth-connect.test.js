@@ -8,12 +8,18 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { connect, open } from "../index.js";
-import { oauth, memoryStorage } from "../src/oauth/index.js";
+import { memoryStorage } from "../src/oauth/index.js";
+import { oauth, logger, scanSecrets } from "./secrets.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 let base, server;
 const seen = { listed: 0, tokens: [] };
 let tools = ["alpha"];
 let currentToken = null;
+/** badToken: the token endpoint issues tokens with a control character (no header can carry them). */
+let badToken = false;
 
 const send = (res, status, body, headers = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -41,6 +47,7 @@ before(async () => {
       }
       const c = codes.get(p.get("code"));
       if (!c || createHash("sha256").update(p.get("code_verifier")).digest("base64url") !== c) return send(res, 400, { error: "invalid_grant" });
+      if (badToken) return send(res, 200, { access_token: `at-ctl-${codes.size}\nSECRET`, token_type: "Bearer", expires_in: 3600 });
       currentToken = `at-${seen.tokens.length + 1}`;
       seen.tokens.push(currentToken);
       return send(res, 200, { access_token: currentToken, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${seen.tokens.length}` });
@@ -89,7 +96,7 @@ test("connect through the authorization, even when the user's step outlasts a re
   // The user takes 3× requestTimeoutMs: the request that was refused times out
   // meanwhile, and connect connects again once the authorization is done.
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(1500) });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
   try {
     assert.equal(client.auth, auth);
     assert.deepEqual(client.tools.get().items.map((t) => t.name), ["alpha"]);
@@ -131,7 +138,7 @@ test("with the cache option, a sign-out removes the private record of the author
   };
   const privateWritten = new Promise((resolve) => (onPrivate = resolve));
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0) });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   try {
     // A 2025-11-25 server sends no cacheScope: its lists are private.
     const key = await privateWritten;
@@ -165,7 +172,7 @@ test("with the cache option, a refreshed token keeps the authorization context: 
   let privateWritten = new Promise((resolve) => (onPrivate = resolve));
   const tokenStorage = memoryStorage();
   const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
-  const client = await connect(`${base}/mcp`, { auth, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   let key;
   try {
     key = await privateWritten;
@@ -184,12 +191,27 @@ test("with the cache option, a refreshed token keeps the authorization context: 
   }
   // A reload (a new oauth() on the same token storage): the kept catalog is found at once.
   const auth2 = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0), storage: tokenStorage });
-  const client2 = open(`${base}/mcp`, { auth: auth2, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
+  const client2 = open(`${base}/mcp`, { auth: auth2, logger, protocolVersion: "2025-11-25", reconnect: false, cache: storage });
   try {
     await client2.ready;
     assert.ok(records.has(key));
     assert.ok(!deleted.includes(key));
   } finally {
     await client2.close();
+  }
+});
+
+test("a token no header can carry: connect fails with an OAuthError that does not show it (fetch would quote the header in its error)", async () => {
+  badToken = true;
+  try {
+    const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(0) });
+    await assert.rejects(connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", reconnect: false }), (err) => {
+      assert.match(err.message, /access_token has characters outside RFC 6749's VSCHAR/);
+      assert.doesNotMatch(err.message, /SECRET|Headers\.append/);
+      return true;
+    });
+    assert.equal(auth.get().error?.code, "bad_response");
+  } finally {
+    badToken = false;
   }
 });

@@ -9,9 +9,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, createPublicKey, createVerify } from "node:crypto";
-import { oauth } from "../src/oauth/index.js";
+import { oauth, scanSecrets } from "./secrets.js";
 import { dpopKeyPair } from "../src/oauth/storage.js";
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, refusal } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 /** verify checks a DPoP proof's signature with its own jwk and returns its header and claims. */
 function verify(proof) {
@@ -88,4 +91,19 @@ test("dpop: a server that issues Bearer tokens gets bearer requests; the key's p
   assert.equal(kp.privateKey.extractable, false);
   await assert.rejects(globalThis.crypto.subtle.exportKey("jwk", kp.privateKey));
   assert.throws(() => oauth({ redirectUri: REDIRECT, dpop: "yes" }), /dpop must be true or false/);
+});
+
+test("dpop: a token endpoint that asks for a new nonce each time fails after the one retry, with its error (the scan checks that it shows no proof or token)", async () => {
+  let n = 0;
+  const w = world({
+    route: (url) => (url === `${ISSUER}/token` ? json({ error: "use_dpop_nonce", error_description: "again" }, { status: 400, headers: { "dpop-nonce": `as-nonce-${++n}` } }) : null),
+  });
+  const auth = oauth({ redirectUri: REDIRECT, fetch: w.fetch, authorize: w.authorize, dpop: true });
+  await assert.rejects(auth[BIND](SERVER).token({ error: refusal() }), (err) => {
+    assert.equal(err.code, "token_error");
+    assert.equal(err.error, "use_dpop_nonce");
+    return true;
+  });
+  assert.equal(n, 2, "the first request and one retry with the nonce");
+  assert.equal(auth.get().status, "error");
 });

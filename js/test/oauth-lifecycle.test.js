@@ -5,10 +5,14 @@
 // (oauth-world.js); the popup's wait with a scripted window.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { oauth, memoryStorage } from "../src/oauth/index.js";
+import { memoryStorage } from "../src/oauth/index.js";
+import { oauth, scanSecrets } from "./secrets.js";
 import { loopback } from "../src/oauth/node.js";
 import { waitForCallback } from "../src/oauth/browser.js";
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, setup, refusal, rejectsWith } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 test("signOut() before connect forgets the stored tokens (and revokes them) at connect", async () => {
   const storage = memoryStorage();

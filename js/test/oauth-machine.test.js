@@ -7,8 +7,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateKeyPairSync, createVerify } from "node:crypto";
-import { clientCredentials, OAuthError } from "../src/oauth/index.js";
+import { OAuthError } from "../src/oauth/index.js";
+import { clientCredentials, scanSecrets } from "./secrets.js";
 import { BIND, SERVER, ISSUER, json, world, refusal, rejectsWith } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 const cc = (over = {}, options = {}) => {
   const w = world({ as: { grant_types_supported: ["client_credentials"], ...over.as }, ...over });

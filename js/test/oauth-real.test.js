@@ -10,10 +10,14 @@ import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { connect } from "../index.js";
-import { oauth, memoryStorage } from "../src/oauth/index.js";
+import { memoryStorage } from "../src/oauth/index.js";
+import { oauth, logger, scanSecrets } from "./secrets.js";
 import { loopback } from "../src/oauth/node.js";
 import { startProtected, consentWithFetch } from "./authserver.js";
 import { waitFor, nextEvent } from "./helpers.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 /** freePort asks the OS for a port that was free a moment ago (the loopback redirect URI needs one up front). */
 const freePort = () =>
@@ -50,7 +54,7 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
     const port = await freePort();
     const user = consentWithFetch();
     const auth = oauth({ redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000 }), registration: { clientName: "mcplive Node test" } });
-    const client = await connect(env.server.mcp, { auth, reconnect: false });
+    const client = await connect(env.server.mcp, { auth, logger, reconnect: false });
     try {
       assert.equal(auth.get().status, "authorized");
       assert.equal(auth.get().issuer, env.as.issuer);
@@ -106,8 +110,8 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
     const port = await freePort();
     const user = consentWithFetch();
     const storage = memoryStorage();
-    const auth = oauth({ redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger: null }), storage, dpop: true });
-    const client = await connect(env.server.mcp, { auth, reconnect: false });
+    const auth = oauth({ redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger }), storage, dpop: true });
+    const client = await connect(env.server.mcp, { auth, logger, reconnect: false });
     try {
       assert.equal(auth.get().status, "authorized");
       assert.ok(client.tools.get().items.some((t) => t.name === "echo"), "listed with DPoP");
@@ -127,7 +131,7 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
 
   test("Node without an authorize option: connect rejects at once with the advice (it used to end the process with code 13)", async () => {
     const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback" });
-    await assert.rejects(connect(env.server.mcp, { auth, reconnect: false }), (err) => {
+    await assert.rejects(connect(env.server.mcp, { auth, logger, reconnect: false }), (err) => {
       assert.equal(err.code, "needs_user", err.message);
       assert.match(err.message, /loopback\(\)/);
       return true;
@@ -138,14 +142,14 @@ describe("mcplive/oauth in Node against oidc-provider", () => {
     const port = await freePort();
     const user = consentWithFetch();
     const storage = memoryStorage();
-    const options = { redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger: null }), storage };
-    const first = await connect(env.server.mcp, { auth: oauth(options), reconnect: false });
+    const options = { redirectUri: `http://127.0.0.1:${port}/callback`, authorize: loopback({ open: user, timeoutMs: 20000, logger }), storage };
+    const first = await connect(env.server.mcp, { auth: oauth(options), logger, reconnect: false });
     await first.close();
     const revoked = (await env.as.stats()).revocation;
     // A later run: the app signs out before it connects.
     const auth = oauth(options);
     await auth.signOut();
-    const pending = connect(env.server.mcp, { auth, reconnect: false });
+    const pending = connect(env.server.mcp, { auth, logger, reconnect: false });
     await waitFor(auth, (v) => v.status === "needs-authorization", 10000, "needs-authorization: the kept tokens are gone");
     const stats = await env.as.stats();
     assert.equal(stats.revocation - revoked, 2, `the kept tokens are revoked: ${JSON.stringify(stats)}`);

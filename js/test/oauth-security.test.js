@@ -8,9 +8,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { oauth, OAuthError, memoryStorage } from "../src/oauth/index.js";
+import { OAuthError, memoryStorage } from "../src/oauth/index.js";
+import { oauth, clientCredentials, scanSecrets, Scan, currentScan, logger } from "./secrets.js";
 import { openCache } from "../src/cache.js";
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, setup, refusal, rejectsWith } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 const PRM_URL = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 
@@ -245,6 +249,79 @@ test("no token, code, verifier or client secret in any error, cause, state or lo
     for (const s of secrets) assert.ok(!shown.includes(s), `${name}: ${s} in the error:\n${shown}`);
   }
   for (const line of lines) for (const s of secrets) assert.ok(!line.includes(s), `${s} in a log line: ${line}`);
+});
+
+test("a token no header can carry (a control character: fetch quotes such a header value in its error) is refused, and not shown", async () => {
+  const bad = { access_token: "SECRET-AT-CTL\nx", token_type: "Bearer", expires_in: 1, refresh_token: "rt-ok" };
+  const code = setup({ token: () => json(bad) });
+  await rejectsWith(code.b.token({ error: refusal() }), "bad_response", /access_token has characters outside RFC 6749's VSCHAR/);
+  assert.notEqual(code.auth.get().status, "authorized");
+  // A refresh that answers one: refused too (the tokens it had stay).
+  const rf = setup({ expiresIn: 1, token: (body) => (body.get("grant_type") === "refresh_token" ? json({ ...bad, access_token: "at-ok", refresh_token: "SECRET-RT-CTL\u0000" }) : null) });
+  await rf.b.token({ error: refusal() });
+  await new Promise((r) => setTimeout(r, 1100)); // let the 1 s token expire
+  await rejectsWith(rf.b.token({ error: refusal({ error: "invalid_token" }) }), "bad_response", /refresh_token has characters outside/);
+  // The client credentials grant.
+  const w = world({ as: { grant_types_supported: ["client_credentials"] }, token: () => json(bad) });
+  const cc = clientCredentials({ clientId: "agent", clientSecret: "agent-secret", fetch: w.fetch });
+  await rejectsWith(cc[BIND](SERVER).token({ error: refusal() }), "bad_response", /VSCHAR/);
+});
+
+test("a sign-out whose revocation fails (an error answer, a page, a server down) reports an error that shows no token", async () => {
+  const answers = [
+    () => json({ error: "invalid_request", error_description: "bad token" }, { status: 400 }),
+    () => new Response("<html>oops</html>", { status: 503, headers: { "content-type": "text/html" } }),
+    () => {
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    },
+  ];
+  for (const answer of answers) {
+    const s = setup({ route: (url) => (url === `${ISSUER}/revoke` ? answer() : null) });
+    await s.b.token({ error: refusal() });
+    await s.auth.signOut();
+    assert.equal(s.auth.get().status, "none", "signed out here whatever the revocation did");
+    assert.ok(s.requests.some((r) => r.url === `${ISSUER}/revoke`), "the revocation was tried");
+  }
+  // The scan after this test checks what the failed revocations reported (console.error).
+});
+
+test("the secret scan finds a secret in an error's message or cause chain, a state, a log line, whole or cut; not inside a longer word", () => {
+  const s = new Scan();
+  const long = "rt-0123456789abcdefghijklmnopqrstuvwxyz";
+  const jwt = `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: "alice", jti: "0123456789abcdef" })).toString("base64url")}.c2lnbmF0dXJlLW9mLXRoZS1pZC10b2tlbg`;
+  s.fromJSON({ access_token: "at-scan-1", refresh_token: long, id_token: jwt, token_type: "Bearer" }, "a token answer");
+  s.fromForm(new URLSearchParams("grant_type=authorization_code&code=code-scan&code_verifier=verifier-scan"), "a token request");
+  s.fromHeaders(new Headers({ authorization: `Basic ${Buffer.from("client:cs-scan").toString("base64")}` }), "a token request");
+  assert.deepEqual([...s.secrets.keys()].sort(), ["Y2xpZW50OmNzLXNjYW4=", "at-scan-1", "code-scan", "cs-scan", jwt, long, "verifier-scan"].sort());
+  s.show("clean", new OAuthError("token_error", "at-scan-10, xat-scan-1, Bearer, authorization_code, client"));
+  assert.deepEqual(s.check(), [], "no find inside a longer word, nor of what is not secret");
+  s.show("message", new Error("got at-scan-1"));
+  s.show("cause", new OAuthError("token_error", "refused", { cause: new Error("x", { cause: { body: { code_verifier: "verifier-scan" } } }) }));
+  s.show("state", Object.freeze({ status: "error", error: Object.assign(new Error("e"), { response: { code: "code-scan" } }) }));
+  s.show("cut", `the answer began ${JSON.stringify({ refresh_token: long }).slice(0, 40)}`);
+  s.show("jwt", `id_token payload ${jwt.split(".")[1]}`);
+  s.show("log", ["basic", "cs-scan"]);
+  assert.deepEqual(
+    s.check().map((f) => `${f.where}: ${f.secret.slice(0, 12)}`),
+    ["message: at-scan-1", "cause: verifier-sca", "state: code-scan", `cut: ${long.slice(0, 12)}`, `jwt: ${jwt.slice(0, 12)}`, "log: cs-scan"],
+  );
+});
+
+test("every test's scan sees the secrets through fetch, and what OAuthErrors, assert.rejects, console, stderr and the logger show", async () => {
+  const scan = currentScan();
+  const s = setup({ token: () => json({ access_token: "at-plumb-1", token_type: "weird" }) });
+  await rejectsWith(s.b.token({ error: refusal() }), "bad_response");
+  assert.equal(scan.secrets.get("at-plumb-1"), `fetch POST ${ISSUER}/token (answer): access_token`);
+  assert.ok(scan.secrets.has("code-1"), "the callback's code");
+  assert.deepEqual(scan.check(), [], "the product showed none of them");
+  console.error("[the scan's own test] at-plumb-1");
+  process.stderr.write("[the scan's own test] at-plumb-1\n");
+  logger.warn("[the scan's own test]", { token: "at-plumb-1" });
+  void new OAuthError("token_error", "at-plumb-1");
+  await assert.rejects(Promise.reject(new Error("at-plumb-1")));
+  const where = [...new Set(scan.check().map((f) => f.where))].sort();
+  assert.deepEqual(where, ["an OAuthError (constructed)", "assert.rejects", "console.error", "logger.warn", "process.stderr"]);
+  scan.shown.length = 0; // shown here on purpose: the scan after this test finds nothing
 });
 
 // ---- 5. the cache's authorization context ---------------------------------

@@ -4,7 +4,8 @@
 // endpoint, and records every request.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { oauth, OAuthError } from "../src/oauth/index.js";
+import { OAuthError } from "../src/oauth/index.js";
+import { oauth } from "./secrets.js";
 
 export const BIND = Symbol.for("mcplive.oauth.bind");
 export const SERVER = "https://mcp.example.com/mcp";

@@ -5,10 +5,14 @@
 // authorization scenarios, conformance/; oidc-provider in the browser tests).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { oauth, memoryStorage } from "../src/oauth/index.js";
+import { memoryStorage } from "../src/oauth/index.js";
+import { oauth, scanSecrets } from "./secrets.js";
 import { connect } from "../index.js";
 
 import { BIND, SERVER, ISSUER, REDIRECT, json, world, setup, refusal, rejectsWith } from "./oauth-world.js";
+
+// Every test: no secret its servers issued in an error, a state or a log line (secrets.js).
+scanSecrets();
 
 test("the whole flow: metadata, registration, PKCE S256, state, resource, iss; the token then goes on every request", async () => {
   const { b, auth, requests } = setup();

@@ -339,8 +339,22 @@ async function nonceRetry(ctx, fn) {
   }
 }
 
-/** tokenRecord keeps what the flow needs of a token response. */
-function tokenRecord(r, prior) {
+/**
+ * A token's characters: RFC 6749 appendix A's VSCHAR (%x20-7E). A token
+ * with others (a control character) cannot go in a header, and fetch
+ * quotes a header value it refuses in its error ("Headers.append: \"Bearer
+ * …\" is an invalid header value"), which would put the token in an error
+ * of every request: such a token is refused here, and not shown.
+ */
+const VSCHAR = /^[\x20-\x7e]+$/;
+
+/** tokenRecord keeps what the flow needs of a token response (ctx, step: the error of a token no header can carry). */
+function tokenRecord(r, ctx, step, prior) {
+  for (const k of ["access_token", "refresh_token"]) {
+    if (typeof r[k] === "string" && !VSCHAR.test(r[k])) {
+      throw new OAuthError("bad_response", `${ctx.server}: the token endpoint's ${k} has characters outside RFC 6749's VSCHAR (a control character or non-ASCII, which no header can carry): refused (it is not shown)`, { step, server: ctx.server });
+    }
+  }
   return {
     access_token: r.access_token,
     token_type: r.token_type,
@@ -371,7 +385,7 @@ export async function finishAuthorization({ as, client, flow, callbackUrl }, ctx
   try {
     return await nonceRetry(ctx, async () => {
       const res = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, clientAuth(client), params, flow.redirectUri, flow.verifier, options({ ...ctx, step }, { additionalParameters: { resource: flow.resource } }));
-      return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res));
+      return tokenRecord(await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, res), ctx, step);
     });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the code`);
@@ -384,7 +398,7 @@ export async function refresh({ as, client, tokens, resource }, ctx) {
   try {
     return await nonceRetry(ctx, async () => {
       const res = await oauth.refreshTokenGrantRequest(as, { client_id: client.client_id }, clientAuth(client), tokens.refresh_token, options({ ...ctx, step }, { additionalParameters: { resource } }));
-      return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), tokens);
+      return tokenRecord(await oauth.processRefreshTokenResponse(as, { client_id: client.client_id }, res), ctx, step, tokens);
     });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the refresh token`);
@@ -408,7 +422,7 @@ export async function clientCredentials({ as, clientId, clientSecret, privateKey
   try {
     return await nonceRetry(ctx, async () => {
       const res = await oauth.clientCredentialsGrantRequest(as, client, auth, params, options({ ...ctx, step }));
-      return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res));
+      return tokenRecord(await oauth.processClientCredentialsResponse(as, client, res), ctx, step);
     });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the client's credentials`);
@@ -428,7 +442,7 @@ export async function jwtBearer({ as, clientId, assertion, resource, scope }, ct
   try {
     return await nonceRetry(ctx, async () => {
       const res = await oauth.genericTokenEndpointRequest(as, client, oauth.None(), "urn:ietf:params:oauth:grant-type:jwt-bearer", params, options({ ...ctx, step }));
-      return tokenRecord(await oauth.processGenericTokenEndpointResponse(as, client, res));
+      return tokenRecord(await oauth.processGenericTokenEndpointResponse(as, client, res), ctx, step);
     });
   } catch (err) {
     throw wrap(err, "token_error", step, ctx.server, `the token endpoint ${as.token_endpoint} refused the assertion`);
