@@ -93,10 +93,12 @@ const follow = (delayMs) => async (authorizationUrl) => {
 };
 
 test("connect through the authorization, even when the user's step outlasts a request's timeout; a new authorization re-lists", async () => {
-  // The user takes 3× requestTimeoutMs: the request that was refused times out
-  // meanwhile, and connect connects again once the authorization is done.
-  const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(1500) });
-  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", requestTimeoutMs: 500, reconnect: false });
+  // The user takes longer than requestTimeoutMs: the request that was refused
+  // times out meanwhile, and connect connects again once the authorization is
+  // done. (The timeout also bounds every request after it: 2 s leaves a loaded
+  // machine room; 500 ms failed the initialize about once in 20 runs there.)
+  const auth = oauth({ redirectUri: "http://127.0.0.1:1/callback", authorize: follow(3000) });
+  const client = await connect(`${base}/mcp`, { auth, logger, protocolVersion: "2025-11-25", requestTimeoutMs: 2000, reconnect: false });
   try {
     assert.equal(client.auth, auth);
     assert.deepEqual(client.tools.get().items.map((t) => t.name), ["alpha"]);
