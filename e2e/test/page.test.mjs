@@ -271,17 +271,19 @@ describe("the demo page in headless Chromium", { skip }, () => {
       null,
       { timeout: 10_000, polling: 100 },
     );
-    // While the page is away, the server takes echo away.
-    await server.control("POST", "tools/echo/disable"); // (the server is this test's own)
-    // Hold every request to /mcp until the kept catalog has been looked at.
+    // Hold every request to /mcp until the kept catalog has been looked at:
+    // from before the change below, so that this page's own re-list (it
+    // still follows the server) cannot write the changed catalog first.
     let release;
     const held = new Promise((r) => (release = r));
     let requests = 0;
     await page.route((url) => url.pathname === "/mcp", async (route) => {
       requests++;
       await held;
-      await route.continue();
+      await route.continue().catch(() => {}); // the page that asked may be gone (the reload)
     });
+    // While the page is away, the server takes echo away.
+    await server.control("POST", "tools/echo/disable"); // (the server is this test's own)
     await page.reload();
     await page.waitForSelector('#panel-tools[data-source="cache"]', { timeout: 10_000 });
     assert.deepEqual(await keys(page, "tools"), ANON_TOOLS, "the kept catalog, echo still in it");
