@@ -1,6 +1,6 @@
 package mcplive
 
-import "strings"
+import "github.com/mcplive/mcplive/internal/redact"
 
 // HTTP status codes and methods the Streamable HTTP transport speaks, as
 // net/http names them: the WebAssembly build does not link net/http (see
@@ -23,24 +23,6 @@ const (
 	statusServiceUnavailable = 503
 )
 
-// shownURL is a URL as errors and log lines show it: without userinfo, and
-// with its query and fragment replaced by "?…" (a query may carry a token:
-// ws://host/mcp?access_token=…). The URL the requests go to is unchanged.
-func shownURL(u string) string {
-	rest := u
-	scheme := ""
-	if i := strings.Index(rest, "://"); i >= 0 {
-		scheme, rest = rest[:i+3], rest[i+3:]
-	}
-	hostEnd := strings.IndexAny(rest, "/?#")
-	if hostEnd < 0 {
-		hostEnd = len(rest)
-	}
-	if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
-		rest = rest[at+1:]
-	}
-	if i := strings.IndexAny(rest, "?#"); i >= 0 {
-		rest = rest[:i] + "?…"
-	}
-	return scheme + rest
-}
+// shownURL is a URL as errors and log lines show it (redact.URL): no
+// userinfo, and "?…" for its query and fragment.
+func shownURL(u string) string { return redact.URL(u) }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/mcplive/mcplive/internal/redact"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -424,22 +425,6 @@ func human(d time.Duration) string {
 	return out + name
 }
 
-// shownURL is a URL as an error shows it: no userinfo, and "?…" for its
-// query and fragment (a query may carry a token). As the root package's.
-func shownURL(u string) string {
-	rest, scheme := u, ""
-	if i := strings.Index(rest, "://"); i >= 0 {
-		scheme, rest = rest[:i+3], rest[i+3:]
-	}
-	hostEnd := strings.IndexAny(rest, "/?#")
-	if hostEnd < 0 {
-		hostEnd = len(rest)
-	}
-	if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
-		rest = rest[at+1:]
-	}
-	if i := strings.IndexAny(rest, "?#"); i >= 0 {
-		rest = rest[:i] + "?…"
-	}
-	return scheme + rest
-}
+// shownURL is a URL as errors and log lines show it (redact.URL): no
+// userinfo, and "?…" for its query and fragment.
+func shownURL(u string) string { return redact.URL(u) }
