@@ -171,6 +171,13 @@ func TestModernShared(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no resources/updated")
 	}
+	// The subscription replaced a's listen stream (a new one, then the old
+	// one closed): list changes still reach both. (A go-sdk server keeps
+	// one listen stream per connection and forgets it when any of them
+	// ends: the bridge's own streams towards it never end.)
+	callText(t, c, "add_tool", map[string]any{"name": "after_subscribe"})
+	waitTools(t, a, "got after_subscribe (a)", func(n []string) bool { return slices.Contains(n, "after_subscribe") })
+	waitTools(t, c, "got after_subscribe (c)", func(n []string) bool { return slices.Contains(n, "after_subscribe") })
 	if n := strings.Count(b.stderr(), "shared process started"); n != 1 {
 		t.Fatalf("%d shared processes started, want 1:\n%s", n, b.stderr())
 	}

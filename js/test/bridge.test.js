@@ -150,6 +150,10 @@ describe("a go-sdk stdio server through mcplive-bridge", () => {
         const res = await b.callTool("bump", {});
         await read;
         assert.equal(reads.at(-1), res.content[0].text, "a read the value b set");
+        // The subscription replaced a's listen stream: list changes still reach both pages.
+        await b.callTool("add_tool", { name: "after_subscribe" });
+        await waitFor(a.tools, (v) => keys(v).includes("after_subscribe"), 20000);
+        await waitFor(b.tools, (v) => keys(v).includes("after_subscribe"), 20000);
       } finally {
         stop();
       }
