@@ -132,7 +132,7 @@ func (p *modernProc) serveListen(w http.ResponseWriter, r *http.Request, pageID 
 	params, _ := json.Marshal(map[string]any{"_meta": map[string]any{metaSubID: pageID.Raw()}, "notifications": acked})
 	pl.q.push(encode(&jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: params}), false)
 	p.mu.Unlock()
-	p.stream(w, r, pl.q, func() {
+	p.stream(w, r, pl.q, true, func() {
 		p.mu.Lock()
 		delete(p.listens, pl)
 		p.mu.Unlock()
@@ -145,22 +145,28 @@ func (p *modernProc) openFeeds(ctx context.Context, pl *pageListen) error {
 	p.feedMu.Lock()
 	defer p.feedMu.Unlock()
 	// Feeds the bridge cancelled must have ended before a new one opens
-	// (their end would drop its subscriptions in go-sdk's server).
+	// (their end would drop its subscriptions in go-sdk's server), and a
+	// feed still waiting for its acknowledgment (its page gave up
+	// waiting) must have it: what it acknowledges counts for this page.
 	for {
-		var wait chan struct{}
+		var done, acked chan struct{}
 		p.mu.Lock()
 		for _, call := range p.calls {
-			if call.feed != nil && call.feed.cancelled {
-				wait = call.feed.done
+			if f := call.feed; f != nil && (f.cancelled || !f.ackOnce) {
+				done = f.done
+				if !f.cancelled {
+					acked = f.acked
+				}
 				break
 			}
 		}
 		p.mu.Unlock()
-		if wait == nil {
+		if done == nil {
 			break
 		}
 		select {
-		case <-wait:
+		case <-done:
+		case <-acked:
 		case <-p.done:
 			return p.cause
 		case <-ctx.Done():

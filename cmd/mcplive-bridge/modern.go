@@ -65,6 +65,9 @@ var probeTimeout = 30 * time.Second
 // log), never its answer, and slows no other page.
 const maxQueued = 1000
 
+// keepAliveEvery is how often a listen stream gets an SSE comment.
+var keepAliveEvery = 25 * time.Second
+
 // modernHTTP is the shared process of one server for its 2026-07-28
 // requests over Streamable HTTP.
 type modernHTTP struct {
@@ -697,13 +700,17 @@ func (m *modernHTTP) serve(w http.ResponseWriter, r *http.Request, body []byte) 
 			return
 		}
 	}
-	p.stream(w, r, call.q, func() { p.forget(id, true) })
+	p.stream(w, r, call.q, false, func() { p.forget(id, true) })
 }
 
 // stream writes a page's event stream from its queue until the last
 // message; onGone runs when the page closed it first (in 2026-07-28 that
 // cancels the request).
-func (p *modernProc) stream(w http.ResponseWriter, r *http.Request, q *outQueue, onGone func()) {
+//
+// A listen stream (keepAlive) gets an SSE comment every keepAliveEvery, as
+// the specification suggests, so that no intermediary or client idle
+// timeout closes it in quiet times.
+func (p *modernProc) stream(w http.ResponseWriter, r *http.Request, q *outQueue, keepAlive bool, onGone func()) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -712,6 +719,12 @@ func (p *modernProc) stream(w http.ResponseWriter, r *http.Request, q *outQueue,
 	flusher, _ := w.(http.Flusher)
 	if flusher != nil {
 		flusher.Flush()
+	}
+	var tick <-chan time.Time
+	if keepAlive {
+		t := time.NewTicker(keepAliveEvery)
+		defer t.Stop()
+		tick = t.C
 	}
 	for {
 		msgs, last := q.take()
@@ -729,6 +742,14 @@ func (p *modernProc) stream(w http.ResponseWriter, r *http.Request, q *outQueue,
 		}
 		select {
 		case <-q.ready:
+		case <-tick:
+			if _, err := io.WriteString(w, ":\n\n"); err != nil {
+				onGone()
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
 		case <-r.Context().Done():
 			onGone()
 			return
