@@ -47,14 +47,17 @@ const toolScopes = (s) => (Array.isArray(s) ? s : (s ?? "").split(" ")).filter((
 /**
  * user is the browser step of loopback(): it records each authorization
  * URL it is sent to, and plays the user at the authorization server's
- * pages (user.as, a consentWithFetch driver: swap it for another user).
+ * pages (user.as, a consentWithFetch driver: swap it for another user);
+ * user.onOpen, if set, is called at each.
  */
 function user(options) {
   const u = {
     urls: [],
     as: consentWithFetch(options),
+    onOpen: null,
     open: (url) => {
       u.urls.push(new URL(url));
+      u.onOpen?.();
       return u.as(url);
     },
   };
@@ -75,7 +78,15 @@ describe("mcplive/oauth's lifecycle in Node against oidc-provider", () => {
   test("after signOut(), the next authorization asks only for what the server challenges (its 401), not the step-up scope of the user before", async () => {
     const u = user();
     const auth = oauth(await options(u));
-    const client = await connect(env.server.mcp, { auth, logger, reconnect: false });
+    // The client's requests to the MCP server can be held (gate), so that a
+    // sign-in right after the sign-out comes before the client's re-list is
+    // refused (the refusal would bring the server's challenge anew).
+    let gate = Promise.resolve();
+    const fetch = async (input, init) => {
+      await gate;
+      return globalThis.fetch(input, init);
+    };
+    const client = await connect(env.server.mcp, { auth, logger, reconnect: false, fetch });
     try {
       assert.deepEqual(toolScopes(u.urls[0].searchParams.get("scope")), ["tools:read"], "the 401's challenge");
       // Step-up: the admin tool answers 403 insufficient_scope; the client
@@ -88,10 +99,16 @@ describe("mcplive/oauth's lifecycle in Node against oidc-provider", () => {
       assert.deepEqual(toolScopes(auth.get().scopes), ["tools:admin", "tools:read"]);
 
       // Sign out, and another user signs in at once (before the client's
-      // re-list is refused): asked for tools:read only.
+      // re-list is refused): asked for tools:read only, not the step-up's
+      // scope, nor the metadata's scopes_supported (tools:admin too).
+      let open;
+      gate = new Promise((resolve) => (open = resolve));
       await auth.signOut();
       u.as = consentWithFetch({ username: "bob", password: "builder" });
-      await auth.authorize();
+      const signedIn = auth.authorize();
+      await new Promise((resolve) => (u.onOpen = resolve)); // its authorization URL is made
+      open();
+      await signedIn;
       assert.equal(u.urls.length, 3);
       assert.deepEqual(toolScopes(u.urls[2].searchParams.get("scope")), ["tools:read"], `the next user is not asked for the admin scope: ${u.urls[2].searchParams.get("scope")}`);
       assert.deepEqual({ login: u.as.did.login, consent: u.as.did.consent }, { login: 1, consent: 1 }, "bob signed in and consented");
