@@ -600,8 +600,10 @@ export function oauth(config = {}) {
       const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal, { redirectUri, timeoutMs: POPUP_TIMEOUT_MS });
       await complete(callbackUrl);
     })().finally(() => pinned.delete(waitingOn)).catch(async (err) => {
-      await dropStaleClient(err).catch(() => {}); // the next authorize() registers anew
-      if (err instanceof OAuthError && err.code === "popup_closed") {
+      // A registration the server forgot: the next authorize() registers
+      // anew, so, as for a closed popup, the client waits for that click.
+      const dropped = await dropStaleClient(err).catch(() => false);
+      if ((err instanceof OAuthError && err.code === "popup_closed") || dropped) {
         setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
         throw err;
       }
