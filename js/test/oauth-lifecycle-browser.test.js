@@ -28,7 +28,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { NO_CHROMIUM, launchChromium } from "./helpers.js";
 import { startProtected } from "./authserver.js";
-import { scanSecrets, secret, record } from "./secrets.js";
+import { scanSecrets, scanBrowserContext, record } from "./secrets.js";
 
 scanSecrets();
 
@@ -54,32 +54,12 @@ describe("mcplive/oauth's lifecycle in headless Chromium against oidc-provider",
    */
   async function session(t, { redirectUri = null } = {}) {
     const context = await browser.newContext();
-    const pending = [];
     const authUrls = [];
-    const tokenEndpoint = `${env.as.issuer}/token`;
     context.on("request", (req) => {
       const url = new URL(req.url());
       if (url.origin === env.as.issuer && url.pathname === "/auth") authUrls.push(url);
-      for (const [k, v] of url.searchParams) if (k === "code") secret(v, "the callback URL (Chromium)");
-      if (req.url().startsWith(tokenEndpoint)) {
-        for (const [k, v] of new URLSearchParams(req.postData() ?? "")) if (["code", "code_verifier", "refresh_token"].includes(k)) secret(v, `the token request's ${k} (Chromium)`);
-        for (const [k, v] of Object.entries(req.headers())) if (k === "authorization" || k === "dpop") secret(v.replace(/^\S+ /, ""), `the token request's ${k} header (Chromium)`);
-      }
     });
-    context.on("response", (res) => {
-      if (!res.url().startsWith(tokenEndpoint) || res.status() !== 200) return;
-      pending.push(
-        res.json().then(
-          (j) => ["access_token", "refresh_token", "id_token"].forEach((k) => secret(j[k], `the token endpoint's ${k} (Chromium)`)),
-          () => {},
-        ),
-      );
-    });
-    const watch = (p) => {
-      p.on("console", (m) => record(m.text(), `console.${m.type()} of ${p.url()}`));
-      p.on("pageerror", (err) => record(err, `pageerror of ${p.url()}`));
-    };
-    context.on("page", watch);
+    const settle = scanBrowserContext(context, env.as.issuer);
     const page = await context.newPage();
     await page.goto(`${env.server.http}/js/test/browser/oauth.html`);
     await page.waitForFunction(() => document.title === "ready");
@@ -128,7 +108,7 @@ describe("mcplive/oauth's lifecycle in headless Chromium against oidc-provider",
       authUrls,
       /** settle waits for the token answers still being read (their secrets), and records what the page shows. */
       async settle() {
-        await Promise.all(pending);
+        await settle();
         if (!page.isClosed()) record(await page.evaluate(() => JSON.stringify({ state: window.auth.get(), error: window.auth.get().error && { message: window.auth.get().error.message, stack: window.auth.get().error.stack, cause: String(window.auth.get().error.cause ?? "") }, authorizeError: window.authorizeError, connectError: window.connectError })), "the page's auth state");
       },
     };
