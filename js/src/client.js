@@ -375,10 +375,12 @@ function tokenHook(fn, url, cache, first, contextOf) {
     p.then(async (t) => {
         // A DPoP-bound token (mcplive/oauth): the token and this request's proof.
         if (contextOf.binding && t !== null && typeof t === "object" && typeof t.token === "string" && typeof t.dpop === "string") {
+          checkToken(t.token);
           if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t.token)).catch(() => null));
           return `d:${t.token}\n${t.dpop}`;
         }
         if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
+        if (t) checkToken(t);
         // Another authorization context: the kept private results of the
         // one before are removed. With mcplive/oauth the context is the
         // issuer and subject, which a refreshed token keeps.
@@ -388,6 +390,16 @@ function tokenHook(fn, url, cache, first, contextOf) {
       .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
       .then(done);
   };
+}
+
+/**
+ * checkToken refuses a token outside RFC 6750's b64token (RFC 9449's DPoP
+ * tokens are the same token68), before it goes into a header: fetch's own
+ * error for a control character quotes the whole header value, the token
+ * with it. The error never shows the token.
+ */
+function checkToken(t) {
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(t)) throw new TypeError("the token it gave has a character a token may not have (RFC 6750 b64token: letters, digits and -._~+/ then =); it is not sent");
 }
 
 const ACTIONS = ["accept", "decline", "cancel"];

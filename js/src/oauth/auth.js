@@ -92,6 +92,7 @@ export function oauth(config = {}) {
   let inflightByUser = false; // inflight ends at needs-authorization (the URL, for the user)
   let refreshing = null;
   let lastChallenge = {}; // the last refusal's challenge (its scope): what the user's authorize() asks for
+  let baseChallenge = {}; // the last 401's challenge (no step-up): what anyone without a token is asked for
   let reregistered = false; // the flow in progress registered anew once already
   let aborter = new AbortController();
   const stepUps = new Map(); // scope set → authorizations for it
@@ -502,6 +503,11 @@ export function oauth(config = {}) {
     return t;
   }
 
+  /** keepNonce keeps the DPoP-Nonce of any answer of the resource server for the next proofs (RFC 9449 section 9: not only a 401's). */
+  function keepNonce(res) {
+    if (dpop && serverUrl) dpop.cacheNonce(res, new URL(serverUrl));
+  }
+
   /** token is the connect option token: Go calls it before each request, and after a refusal. */
   async function token({ error } = {}) {
     await loaded;
@@ -526,6 +532,7 @@ export function oauth(config = {}) {
     if (error.status === 403 && error.error && error.error !== "insufficient_scope") return ""; // a denial no new token fixes
     lastChallenge = { resourceMetadata: error.resourceMetadata, scope: error.scope };
     const stepUp = error.status === 403 || error.error === "insufficient_scope";
+    if (!stepUp) baseChallenge = lastChallenge;
     if (!stepUp && tokens?.refresh_token && binding && !tokens.refreshed && (await sameAuthServer(error))) {
       try {
         return (await refreshOnce()).access_token;
@@ -593,8 +600,10 @@ export function oauth(config = {}) {
       const callbackUrl = await waitForCallback(win, p.flow.state, aborter.signal, { redirectUri, timeoutMs: POPUP_TIMEOUT_MS });
       await complete(callbackUrl);
     })().finally(() => pinned.delete(waitingOn)).catch(async (err) => {
-      await dropStaleClient(err).catch(() => {}); // the next authorize() registers anew
-      if (err instanceof OAuthError && err.code === "popup_closed") {
+      // A registration the server forgot: the next authorize() registers
+      // anew, so, as for a closed popup, the client waits for that click.
+      const dropped = await dropStaleClient(err).catch(() => false);
+      if ((err instanceof OAuthError && err.code === "popup_closed") || dropped) {
         setState({ status: was.status === "authorizing" ? "needs-authorization" : was.status, error: err });
         throw err;
       }
@@ -614,7 +623,9 @@ export function oauth(config = {}) {
     aborter.abort(new OAuthError("aborted", `${serverUrl ?? "mcplive/oauth"}: signed out`, { step: "authorization", server: serverUrl ?? undefined }));
     aborter = new AbortController();
     signedOut = true;
-    lastChallenge = {}; // the next user is asked for what the server challenges next, nothing of before
+    // The next user is asked for what the server challenges anyone without
+    // a token (its last 401), nothing of the step-ups before.
+    lastChallenge = baseChallenge;
     stepUps.clear();
     autoAuthorizations = [];
     prepared = null;
@@ -699,6 +710,8 @@ export function oauth(config = {}) {
         // every refresh), never a hash of a token that a refresh replaces.
         return sub === null ? `oauth:${binding.issuer} #${sha256(tokens.grant ?? tokens.refresh_token ?? tokens.access_token)}` : `oauth:${binding.issuer} ${sub}`;
       },
+      // With DPoP: every answer of the server, for its DPoP-Nonce (connect's fetch).
+      observe: config.dpop === true ? keepNonce : undefined,
       onAuthorized(fn) {
         onAuthorized.add(fn);
         return () => onAuthorized.delete(fn);
