@@ -14,8 +14,8 @@ const POPUP_TIMEOUT_MS = 10 * 60_000;
 /**
  * createUI makes authorize() and resumeRedirect() of a (auth.js: the state
  * its modules share), with the store's state, setState and fail
- * (authstore.js), and the flow's prepare, complete and authorizeFlow
- * (auth.js) and dropStaleClient (tokens.js).
+ * (authstore.js), prepare, complete and authorizeFlow (authflow.js) and
+ * dropStaleClient (tokens.js).
  */
 export function createUI(a, { state, setState, fail, prepare, complete, authorizeFlow, dropStaleClient }) {
   const { config, redirectUri, flows, pinned } = a;
