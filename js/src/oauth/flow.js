@@ -5,9 +5,9 @@
 // the authorization request with PKCE S256, state and the RFC 8707
 // resource, the callback's checks (state, RFC 9207 iss), the code exchange,
 // refresh and revocation. Each step is a function of what the step before
-// returned; none keeps state (auth.js and tokens.js do). A step that
-// reads an answer by hand is a pair, as oauth4webapi's xRequest and
-// processXResponse are: the request (xRequest) and the check of its
+// returned; none keeps state (auth.js, authflow.js and tokens.js do). A
+// step that reads an answer by hand is a pair, as oauth4webapi's xRequest
+// and processXResponse are: the request (xRequest) and the check of its
 // answer (processXResponse), which takes a plain Response, so it can be
 // tested without a server.
 //
