@@ -57,8 +57,8 @@ const CFG = SMOKE
   ? {
       latency: { base: 20, samples: 4, batch: 2, warmup: 1, steadyAfter: 4, steadySamples: 2 },
       burst: { k: 40, m: 10, runs: 1 },
-      big: { n: 250, samples: 2, batch: 1, warmup: 1 },
-      cold: { samples: 1, base: 20 },
+      big: { n: 250, samples: 2, batch: 1, warmup: 1, traced: 1 },
+      cold: { samples: 1, base: 20, traced: 1 },
       memory: { total: 100, batch: 50, m: 20 },
       node: { tools: 105, pageSize: 10, samples: 4, batch: 2, warmup: 1 },
       returning: { samples: 1, base: 20 },
@@ -66,8 +66,8 @@ const CFG = SMOKE
   : {
       latency: { base: 20, samples: 200, batch: 25, warmup: 10, steadyAfter: 400, steadySamples: 100 },
       burst: { k: 1000, m: 50, runs: 7 },
-      big: { n: 10000, samples: 20, batch: 5, warmup: 2 },
-      cold: { samples: 12, base: 20 },
+      big: { n: 10000, samples: 20, batch: 5, warmup: 2, traced: 5 },
+      cold: { samples: 12, base: 20, traced: 6 },
       memory: { total: 10000, batch: 100, m: 100 },
       node: { tools: 105, pageSize: 10, samples: 200, batch: 25, warmup: 10 },
       returning: { samples: 12, base: 20 },
@@ -381,8 +381,10 @@ async function control(op, body = {}) {
 let labels = 0;
 
 // open loads a client's page in a fresh browser context (its own renderer,
-// no cache) and waits for its first synced list.
-async function open(client, { track } = {}) {
+// no cache) and waits for its first synced list. beforeLoad: called before
+// the page's load, with the context's renderer running a blank page of the
+// same origin (pages/blank.html; a traced load starts its trace there).
+async function open(client, { track, beforeLoad } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const label = `${client.id.replace(":", "-")}-${++labels}`;
@@ -408,6 +410,10 @@ async function open(client, { track } = {}) {
   const urls = [];
   if (track) page.on("response", (r) => urls.push(r.url()));
   const sep = client.page.includes("?") ? "&" : "?";
+  if (beforeLoad) {
+    await page.goto(`${server.url}/pages/blank.html`);
+    await beforeLoad();
+  }
   await page.goto(`${server.url}/pages/${client.page}${sep}label=${label}`);
   try {
     let timer;
@@ -567,6 +573,23 @@ async function workloadBig(sec) {
       }
     }
     Object.assign(out, await changes("big list", walking, sessions, { samples, batch, warmup, timeoutMs: 60000 }));
+    // The page's main thread during a change, from the notification's
+    // arrival to the list the app got: more changes, one per trace (the
+    // timed ones above are not traced).
+    await alternate(walking, CFG.big.traced, async (c, r) => {
+      const o = out[c.key];
+      if (o.error || o.mainError) return;
+      try {
+        const { main } = await traceMain(async () => {
+          const { windows } = await sessions[c.id].page.evaluate(([p, t]) => bench.latency(1, p, t), [`traced-${sessions[c.id].label}-${r}`, 60000]);
+          return { page: sessions[c.id].page, windows };
+        });
+        pushMain(o, main);
+      } catch (e) {
+        o.mainError = failed("big list (traced)", c.id, e);
+      }
+    });
+    for (const c of walking) mainStats(out[c.key]);
   } finally {
     for (const s of Object.values(sessions)) await closeSession(s);
   }
@@ -678,8 +701,32 @@ async function workloadCold(sec) {
       out[c.key].error = failed("cold start", c.id, e);
     }
   });
+  // The page's main thread, from page load to the first synced list, in
+  // loads of their own (traced; the timed ones above are not).
+  await alternate(sec.clients, CFG.cold.traced, async (c) => {
+    if (out[c.key].error || out[c.key].mainError) return;
+    let s, tracing = false;
+    try {
+      // The trace starts once the fresh context's renderer runs (a blank
+      // page of the same origin: pages/blank.html), before the page's load.
+      s = await open(c, {
+        beforeLoad: async () => {
+          await startTrace();
+          tracing = true;
+        },
+      });
+      tracing = false;
+      pushMain(out[c.key], await endTrace(s.page, [[0, s.ready.firstList]]));
+    } catch (e) {
+      out[c.key].mainError = failed("cold start (traced)", c.id, e);
+    } finally {
+      if (tracing) await stopTrace().catch(() => {});
+      if (s) await closeSession(s);
+    }
+  });
   for (const o of Object.values(out)) {
     o.stats = stats(o.samples);
+    mainStats(o);
     o.bytes = o.files ? shipped(o.files) : null;
     delete o.files;
   }
@@ -767,6 +814,166 @@ async function workloadNode(sec) {
   }
 }
 
+// ---------- the page's main thread, from a trace ----------
+
+// The main-thread rows (3 and 4) come from a Chromium trace of the page
+// (the DevTools performance panel's categories): every task its renderer's
+// main thread ran (RunTask), whatever posted it. The page's own long-task
+// entries (PerformanceObserver "longtask") miss the tasks V8 posts itself,
+// such as the one that resolves a wasm instantiation and so runs a Go
+// program's start in its microtasks: checkMainThread shows both.
+const TRACE_CATEGORIES = ["disabled-by-default-devtools.timeline", "blink.user_timing"];
+const LONG_TASK_MS = 50;
+let traceMarks = 0;
+
+// traceMain runs fn in a trace of the browser; fn drives one page and
+// returns { page, windows, ... }, windows being intervals [from, to] in the
+// page's performance.now() time. It returns fn's result with main: for each
+// window, mainFromTrace's figures. A trace costs the page some time: the
+// workloads trace samples of their own, apart from the timed ones.
+// The page must exist before the trace starts (see pages/blank.html).
+async function traceMain(fn) {
+  await startTrace();
+  let res;
+  try {
+    res = await fn();
+  } catch (e) {
+    await stopTrace().catch(() => {});
+    throw e;
+  }
+  return { ...res, main: await endTrace(res.page, res.windows) };
+}
+
+// startTrace starts a trace of the browser (DevTools Tracing, its events
+// reported on the browser's session); stopTrace ends it and returns its
+// events.
+let traceEvents = null;
+
+async function startTrace() {
+  if (traceEvents) throw new Error("a trace is running already");
+  await processesSettled();
+  traceEvents = [];
+  await browserCDP.send("Tracing.start", { traceConfig: { includedCategories: TRACE_CATEGORIES }, transferMode: "ReportEvents" });
+}
+
+async function stopTrace() {
+  const done = new Promise((resolve) => browserCDP.once("Tracing.tracingComplete", resolve));
+  try {
+    await browserCDP.send("Tracing.end");
+    await done;
+    return traceEvents;
+  } finally {
+    traceEvents = null;
+  }
+}
+
+// endTrace stops the trace and returns mainFromTrace's figures for the
+// page's windows.
+async function endTrace(page, windows) {
+  const name = `bench:align-${++traceMarks}`;
+  let at, events;
+  try {
+    // A mark ties the page's clock to the trace's.
+    at = await page.evaluate((n) => performance.mark(n).startTime, name);
+  } finally {
+    events = await stopTrace();
+  }
+  return mainFromTrace(events, name, at, windows);
+}
+
+// mainFromTrace finds the page's main thread in a trace (the thread of the
+// performance.mark name, made at the page's time at ms), its tasks of 50 ms
+// or more (RunTask events; a task nested in another is part of it), and for
+// each window the tasks that overlap it: { longest, tbt, tasks }: the
+// longest one's duration (0: no task of 50 ms), the total blocking time (the
+// sum of each one's duration beyond 50 ms, as Lighthouse's TBT), and how
+// many. A task counts whole (the task that applies a list runs on after the
+// app has it, and it blocked the page as long).
+function mainFromTrace(traceEvents, name, at, windows) {
+  const mark = traceEvents.find((e) => e.name === name);
+  if (!mark) throw new Error(`the trace has no mark ${name} of the page`);
+  const zero = mark.ts - at * 1000; // µs: the page's time 0 in the trace
+  let end = -Infinity;
+  const tasks = traceEvents
+    .filter((e) => e.name === "RunTask" && e.ph === "X" && e.pid === mark.pid && e.tid === mark.tid && e.dur >= LONG_TASK_MS * 1000)
+    .sort((a, b) => a.ts - b.ts)
+    .filter((e) => (e.ts >= end ? ((end = e.ts + e.dur), true) : false))
+    .map((e) => ({ start: (e.ts - zero) / 1000, duration: e.dur / 1000 }));
+  return windows.map(([from, to]) => {
+    let longest = 0, tbt = 0, n = 0;
+    for (const t of tasks) {
+      if (t.start > to || t.start + t.duration < from) continue;
+      longest = Math.max(longest, t.duration);
+      tbt += t.duration - LONG_TASK_MS;
+      n++;
+    }
+    return { longest, tbt, tasks: n };
+  });
+}
+
+// processesSettled waits (up to 5 s) until the browser's processes have
+// been the same for 300 ms: a trace that starts while a process starts (the
+// spare renderer Chromium launches after a navigation) waits 10 s for it,
+// and one that ends after a process started during it waits 5 s.
+async function processesSettled() {
+  let last = "", same = 0;
+  for (let i = 0; i < 50 && same < 3; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const { processInfo } = await browserCDP.send("SystemInfo.getProcessInfo");
+    const ids = processInfo.map((p) => p.id).sort().join(",");
+    same = ids === last ? same + 1 : 0;
+    last = ids;
+  }
+}
+
+// pushMain adds main-thread figures to a client's samples; mainStats sums
+// them up (median / p95 of the longest task and of the blocking time).
+function pushMain(o, main) {
+  for (const m of main) {
+    (o.longest ??= []).push(m.longest);
+    (o.tbt ??= []).push(m.tbt);
+  }
+}
+
+function mainStats(o) {
+  if (!o.longest) return;
+  o.longestStats = stats(o.longest);
+  o.tbtStats = stats(o.tbt);
+}
+
+// checkMainThread checks, on a page without a client (pages/spin.html),
+// that the trace shows a known busy loop of SPIN_MS as one task at least
+// that long: in JS and in wasm, each in a timer's task, and in wasm in the
+// continuation of WebAssembly.instantiate (where a Go program starts); a
+// miss fails the run. Its figures, and what the page's long-task entries
+// said of each, go into the report.
+const SPIN_MS = 200;
+const SPIN_MODES = ["js", "wasm", "instantiate"];
+let mainCheck = null;
+
+async function checkMainThread() {
+  const s = await open({ id: "check:spin", page: "spin.html" });
+  try {
+    const { spins, main } = await traceMain(async () => {
+      const spins = [];
+      for (const mode of SPIN_MODES) spins.push(await s.page.evaluate(([ms, m]) => bench.spin(ms, m), [SPIN_MS, mode]));
+      return { page: s.page, spins, windows: spins.map((r) => r.window) };
+    });
+    mainCheck = {};
+    SPIN_MODES.forEach((mode, i) => {
+      const r = spins[i], m = main[i];
+      mainCheck[mode] = { busy: r.ms, trace: m.longest, tasks: m.tasks, longtask: r.main?.longest ?? null };
+      // The trace's clock is the page's; 1 ms for the alignment.
+      if (m.longest < r.ms - 1) {
+        failed("main-thread check", `spin.html (${mode})`, new Error(`a busy loop of ${r.ms.toFixed(1)} ms (${mode}) showed in the trace as ${m.tasks ? `a longest task of ${m.longest.toFixed(1)} ms` : "no task of 50 ms"}`));
+      }
+    });
+    log(`main-thread check, a busy loop of ${SPIN_MS} ms: ${SPIN_MODES.map((m) => `${m}: ${fmtMs(mainCheck[m].busy)} ms busy, trace ${fmtMs(mainCheck[m].trace)} ms, long-task entries ${fmtMs(mainCheck[m].longtask)} ms`).join("; ")}`);
+  } finally {
+    await closeSession(s);
+  }
+}
+
 const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory, node: workloadNode, returning: workloadReturning };
 
 // ---------- report ----------
@@ -779,6 +986,16 @@ const ratio = (a, b) => {
   return (r >= 10 ? r.toFixed(0) : r >= 0.1 ? r.toFixed(2) : r.toPrecision(2)) + "×";
 };
 const msCell = (o) => (o?.error ? "failed" : o?.stats ? `${fmtMs(o.stats.median)} / ${fmtMs(o.stats.p95)}` : "–");
+
+// mainRows adds a workload's two main-thread rows (the longest task, the
+// total blocking time) to a table, when some client of it has figures.
+function mainRows(what, W, keys, row) {
+  if (!keys.some((k) => W[k]?.longestStats)) return;
+  const cell = (k, s) => (W[k]?.note ? "n/a" : msCell({ error: W[k]?.error ?? W[k]?.mainError, stats: W[k]?.[s] }));
+  const n = Math.min(...keys.filter((k) => W[k]?.longestStats).map((k) => W[k].longestStats.n));
+  row(`${what}: longest task, ms (median / p95; ${n} traced samples each)`, (k) => cell(k, "longestStats"), (k) => W[k]?.longestStats?.median);
+  row(`${what}: total blocking time (the sum over its long tasks of their time beyond 50 ms), ms`, (k) => cell(k, "tbtStats"), (k) => W[k]?.tbtStats?.median);
+}
 
 // short names the ratio columns use.
 const SHORT = { "mcplive-nocache": "mcplive no cache", "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor" };
@@ -823,9 +1040,11 @@ function table(sec) {
     row(`3. ${G.n.toLocaleString("en")} tools, pages of 100: change → full list, ms (median / p95)`, (k) => (G[k]?.note ? `n/a: ${G[k].note}` : msCell(nl(k))), (k) => G[k]?.notifiedStats?.median);
     const nb = Math.min(...keys.filter((k) => !G[k]?.note).map((k) => G[k]?.cpuStats?.n ?? 0));
     if (nb > 0) row(`3. CPU time per change (a walk of every page), all of Chromium's processes, ms (median / p95 of ${nb} batches)`, (k) => (G[k]?.note ? "n/a" : msCell({ error: G[k]?.error, stats: G[k]?.cpuStats })), (k) => G[k]?.cpuStats?.median);
+    mainRows("3. main thread during a change, the notification's arrival → the list applied", G, keys, row);
   }
   if (C) {
     row("4. cold start: page load → first synced list, ms (median / p95)", (k) => msCell(C[k]), (k) => C[k]?.stats?.median);
+    mainRows("4. main thread during the cold start, page load → first synced list", C, keys, row);
     row(`4. bytes shipped, brotli -q ${BROTLI_QUALITY} (raw)`, (k) => (C[k]?.bytes ? `${fmtB(C[k].bytes.brotli)} (${fmtB(C[k].bytes.raw)})` : "–"), (k) => C[k]?.bytes?.brotli);
   }
   if (M) {
@@ -930,6 +1149,7 @@ function markdown(meta) {
     first("cold") ? `- 4: a fresh browser context per load (no cache, no compiled-wasm cache); the time is \`performance.now()\` when the first full list reaches the app. Bytes: the client library files the page downloaded, each compressed with brotli -q ${BROTLI_QUALITY} (each client bundled and minified with esbuild, as an app's bundler would: the TS SDKs' \`Client\` + the transport, mcplive's npm package with its \`wasm_exec.js\`; mcplive's wasm is a file of its own).` : "",
     M ? `- 5: ${M.total.toLocaleString("en")} changes in bursts of ${M.batch} on ${M.m} tools, each burst awaited; then two forced garbage collections; V8 heap in use (DevTools Runtime.getHeapUsage) plus the byte length of every WebAssembly.Memory (Go's linear memory, which never shrinks).` : "",
     first("returning") ? `- 7: per client one browser context: the page loaded once and reloaded once (the wasm in the HTTP cache, its compiled code in Chromium's code cache; for mcplive with the cache option, the catalog in IndexedDB), then reloaded ${CFG.returning.samples} times; each reload timed from the start of the app's script (the first line of the page's module script, which runs once its imports, the client library, are loaded) and from the page's first script (the first line of bench/pages/probe.js) to the first list the app's store gave with tools in it (mcplive with the cache: the kept catalog, \`status: "stale"\`, while the wasm starts; the server's go-sdk lists carry \`ttlMs: 0\`, so every list is walked and reconciled), and to the first synced list. mcplive with the cache runs \`open()\` and subscribes at once; the others as in 4.` : "",
+    mainCheck ? `- Main thread (rows 3 and 4): a Chromium trace of the page (the categories of DevTools' performance panel), in samples of their own, apart from the timed ones (${first("big") ? `3: ${CFG.big.traced} more changes per client, one trace each` : ""}${first("big") && first("cold") ? "; " : ""}${first("cold") ? `4: ${CFG.cold.traced} more loads per client` : ""}): every task of 50 ms or more that the page's renderer's main thread ran (RunTask: JS, wasm, V8's compiles on that thread, whatever posted the task). Over an interval (3: from the notification's arrival to the list the app got; 4: from the page's navigation start to the first synced list), the longest task that overlaps it (0: none of 50 ms) and the total blocking time, the sum over those tasks of their time beyond 50 ms (as Lighthouse's TBT); a task counts whole. Checked at the start of the run on a page without a client, a busy loop of ${SPIN_MS} ms: ${SPIN_MODES.map((m) => `${{ js: "in JS", wasm: "in wasm", instantiate: "in wasm, in the continuation of WebAssembly.instantiate (where a Go program starts)" }[m]}: ${fmtMs(mainCheck[m]?.busy)} ms busy, ${fmtMs(mainCheck[m]?.trace)} ms in the trace (the page's PerformanceObserver \`longtask\` entries: ${mainCheck[m]?.longtask ? `${fmtMs(mainCheck[m].longtask)} ms` : "none"})`).join("; ")}.` : "",
     first("node") ? `- 6: bench/node.mjs in one Node ${first("node").node ?? "22"} process (no browser; the npm node@22 binary): mcplive's npm package, the TS SDK 1.x re-listing every page on each notification (WebSocketClientTransport) and the floor, alternating batches of ${CFG.node.batch}, against a second server with ${CFG.node.pageSize} tools per page; as 1, timed from the list_changed frame's arrival (a message listener registered in the WebSocket constructor) and from the change request; and the process's CPU time (process.cpuUsage, user + system) over each batch, per change: only the client of that batch works meanwhile.` : "",
     "",
     ...(results.ws ? ["Against the aims of issue 7 (WebSocket; measured, never asserted):", ...aims(), ""] : []),
@@ -999,7 +1219,9 @@ async function main() {
     args: CHROMIUM_FLAGS,
   });
   browserCDP = await browser.newBrowserCDPSession();
+  browserCDP.on("Tracing.dataCollected", ({ value }) => traceEvents?.push(...value));
   try {
+    await checkMainThread();
     for (const [name, fn] of Object.entries(WORKLOADS)) {
       if (!want(name)) continue;
       for (const sec of SECTIONS) {
@@ -1025,6 +1247,7 @@ async function main() {
       },
       versions: versions(browser.version()),
       wasm,
+      mainCheck,
       config: CFG,
       sections: SECTIONS.map((s) => ({ id: s.id, title: s.title, clients: s.clients.map(({ key, name, page }) => ({ key, name, page, negotiated: negotiated[`${s.id}:${key}`] ?? null })) })),
     };

@@ -69,6 +69,37 @@ async function control(op, body = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// LONG_TASK is the threshold of a long task (50 ms): the part of a task
+// beyond it is "blocking time" (what Lighthouse's Total Blocking Time adds up).
+const LONG_TASK = 50;
+
+// mainThread returns, for each window [from, to] (performance.now() times),
+// the long-task entries of the page (probe.js) that overlap it:
+// { longest, tbt, tasks }: the longest one's duration (0 when none), the
+// total blocking time (the sum of duration − 50 ms), and how many. The
+// benchmark's main-thread rows come from a trace instead (run.mjs,
+// mainFromTrace: these entries miss the tasks that V8 itself posts, such as
+// the one that resolves a wasm instantiation and runs a Go program's start);
+// bench.spin sets the two side by side. The entry of a task is queued when
+// the task ends, so this first yields once: the task that closed the last
+// window has ended by then.
+async function mainThread(windows) {
+  await sleep(0);
+  const probe = globalThis.__benchProbe;
+  probe.takeLongTasks();
+  if (!probe.longTasks) return windows.map(() => null);
+  return windows.map(([from, to]) => {
+    let longest = 0, tbt = 0, tasks = 0;
+    for (const t of probe.longTasks) {
+      if (t.start > to || t.start + t.duration < from) continue;
+      longest = Math.max(longest, t.duration);
+      tbt += Math.max(0, t.duration - LONG_TASK);
+      tasks++;
+    }
+    return { longest, tbt, tasks };
+  });
+}
 const toolName = (i) => "t" + String(i).padStart(5, "0");
 
 let prevAdded = "";
@@ -85,7 +116,7 @@ const bench = {
   // before the page asks the server for the change (e2e), and from the
   // arrival of the list_changed frame in the page (notified).
   async latency(n, prefix, timeoutMs = 10000) {
-    const e2e = [], notified = [];
+    const e2e = [], notified = [], windows = [];
     for (let i = 0; i < n; i++) {
       const name = `${prefix}-${i}`;
       const seen = waitFor((items) => items.some((t) => t.name === name), timeoutMs, `tool ${name}`);
@@ -96,8 +127,39 @@ const bench = {
       const t = await seen;
       e2e.push(t - t0);
       notified.push(__benchProbe.notified ? t - __benchProbe.notified : NaN);
+      windows.push([__benchProbe.notified || t0, t]);
     }
-    return { e2e, notified };
+    // windows: each change from the notification's arrival until the app
+    // has the list (run.mjs reads the page's main thread over them in a trace).
+    return { e2e, notified, windows };
+  },
+
+  // spin blocks the page's main thread for ms milliseconds in one task and
+  // returns the busy interval ([from, to]) and what the page's long-task
+  // entries say of it (mainThread). mode "js": a busy loop in JS, in a timer's
+  // task; "wasm": in a WebAssembly module (a loop of 2^16 subtractions between
+  // two reads of the clock), in a timer's task; "instantiate": the same wasm
+  // loop run where a Go wasm program starts, in the continuation of
+  // WebAssembly.instantiate (the microtasks of the task V8 posts when the
+  // instance is ready). run.mjs checks that the trace shows each as a task at
+  // least ms long.
+  async spin(ms, mode = "js") {
+    let t0, t1;
+    if (mode === "instantiate") {
+      const { instance } = await WebAssembly.instantiate(SPINNER, spinnerImports);
+      t0 = performance.now();
+      instance.exports.spin(ms);
+      t1 = performance.now();
+    } else {
+      const exports = mode === "wasm" ? (await WebAssembly.instantiate(SPINNER, spinnerImports)).instance.exports : null;
+      await sleep(0); // a task of its own
+      t0 = performance.now();
+      if (exports) exports.spin(ms);
+      else while (performance.now() - t0 < ms);
+      t1 = performance.now();
+    }
+    const [main] = await mainThread([[t0, t1]]);
+    return { window: [t0, t1], ms: t1 - t0, main };
   },
 
   // burst has the server make k changes back to back (change i sets the
@@ -164,6 +226,37 @@ const bench = {
 
   close: async () => {},
 };
+
+// SPINNER is a small wasm module whose spin(ms) loops until
+// performance.now() has advanced ms milliseconds since its call. Its text
+// form:
+//   (module
+//     (import "env" "now" (func $now (result f64)))
+//     (func (export "spin") (param $ms f64) (local $t0 f64) (local $i i32)
+//       (local.set $t0 (call $now))
+//       (loop $outer
+//         (local.set $i (i32.const 65536))
+//         (loop $inner
+//           (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+//           (br_if $inner (local.get $i)))
+//         (br_if $outer (f64.lt (f64.sub (call $now) (local.get $t0)) (local.get $ms))))))
+const SPINNER = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+  0x01, 0x09, 0x02, 0x60, 0x00, 0x01, 0x7c, 0x60, 0x01, 0x7c, 0x00, // types: () -> f64, (f64) -> ()
+  0x02, 0x0b, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x03, 0x6e, 0x6f, 0x77, 0x00, 0x00, // import env.now
+  0x03, 0x02, 0x01, 0x01, // func 1: type 1
+  0x07, 0x08, 0x01, 0x04, 0x73, 0x70, 0x69, 0x6e, 0x00, 0x01, // export "spin"
+  0x0a, 0x2d, 0x01, 0x2b, 0x02, 0x01, 0x7c, 0x01, 0x7f, // code: 1 body, locals f64, i32
+  0x10, 0x00, 0x21, 0x01, // t0 = now()
+  0x03, 0x40, // loop outer
+  0x41, 0x80, 0x80, 0x04, 0x21, 0x02, // i = 65536
+  0x03, 0x40, // loop inner
+  0x20, 0x02, 0x41, 0x01, 0x6b, 0x21, 0x02, // i = i - 1
+  0x20, 0x02, 0x0d, 0x00, 0x0b, // br_if inner (i); end
+  0x10, 0x00, 0x20, 0x01, 0xa1, 0x20, 0x00, 0x63, 0x0d, 0x00, 0x0b, // br_if outer (now() - t0 < ms); end
+  0x0b, // end of body
+]);
+const spinnerImports = { env: { now: () => performance.now() } };
 
 // start connects through adapter.connect(mcpURL, app) and records the time
 // of the first synced list (from navigation start). adapter.protocolVersion

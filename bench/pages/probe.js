@@ -9,8 +9,27 @@
 //    delivers (Streamable HTTP: the body is passed through a stream that
 //    looks at each chunk before the client reads it), so that a change can
 //    also be timed from the moment the client could first react to it.
+//  - records the page's long tasks (Chromium's PerformanceObserver
+//    "longtask" entries: every task of the page's main thread that ran 50 ms
+//    or more, wasm included; buffered, so the tasks before this script are in
+//    it too), so that the benchmark can report the longest task and the total
+//    blocking time of an interval (harness.js, mainThread).
 // scriptStart: when the page's scripts began (this is the first of each page).
-globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0, scriptStart: performance.now() };
+globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0, scriptStart: performance.now(), longTasks: [], takeLongTasks: () => {} };
+
+{
+  const push = (entries) => {
+    for (const e of entries) __benchProbe.longTasks.push({ start: e.startTime, duration: e.duration });
+  };
+  try {
+    const observer = new PerformanceObserver((list) => push(list.getEntries()));
+    observer.observe({ type: "longtask", buffered: true });
+    // The entries queued for the observer and not yet delivered.
+    __benchProbe.takeLongTasks = () => push(observer.takeRecords());
+  } catch (e) {
+    __benchProbe.longTasks = null; // no long-task entries in this browser
+  }
+}
 
 const keep = (result) => {
   const instance = result instanceof WebAssembly.Instance ? result : result.instance;
