@@ -24,6 +24,7 @@
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
 //   --only=latency,burst,big,cold,memory,node,returning   a subset of the workloads
+//   --only=profile          (opt-in) where each cold start goes: its steps' times
 //   --sections=ws,http,http-2026,ws-2026,returning,node   a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
@@ -49,7 +50,8 @@ const JS = path.join(ROOT, "js");
 const SMOKE = process.argv.includes("--smoke");
 // --only=latency,burst,big,cold,memory runs a subset (while working on one).
 const ONLY = (process.argv.find((a) => a.startsWith("--only=")) ?? "").slice("--only=".length).split(",").filter(Boolean);
-const want = (w) => ONLY.length === 0 || ONLY.includes(w);
+// "profile" (workloadProfile) runs only when asked for.
+const want = (w) => (ONLY.length === 0 && w !== "profile") || ONLY.includes(w);
 
 // Workload sizes. The full ones follow issue 7; the smoke ones only keep the
 // code running.
@@ -92,7 +94,7 @@ const SECTIONS = [
   {
     id: "ws",
     title: "WebSocket, protocol 2025-11-25",
-    workloads: ["latency", "burst", "big", "cold", "memory"],
+    workloads: ["latency", "burst", "big", "cold", "profile", "memory"],
     clients: [
       { key: "mcplive", name: "mcplive", page: "mcplive.html?transport=ws&era=2025-11-25" },
       ...(BEFORE ? [{ key: "mcplive-before", name: "mcplive@before", page: "mcplive.html?variant=before&transport=ws&era=2025-11-25" }] : []),
@@ -137,9 +139,10 @@ const SECTIONS = [
     // start to the first tools list the app can show.
     id: "returning",
     title: "Returning visit, Streamable HTTP, protocol 2026-07-28: the page reloaded, script start → first visible tools list",
-    workloads: ["returning"],
+    workloads: ["returning", "profile"],
     clients: [
       { key: "mcplive", name: 'mcplive, open() + cache: "indexeddb"', page: "mcplive.html?transport=http&era=2026-07-28&cache=indexeddb" },
+      ...(BEFORE ? [{ key: "mcplive-before", name: 'mcplive@before, open() + cache: "indexeddb"', page: "mcplive.html?variant=before&transport=http&era=2026-07-28&cache=indexeddb" }] : []),
       { key: "mcplive-nocache", name: "mcplive, no cache", page: "mcplive.html?transport=http&era=2026-07-28" },
       { key: "ts-relist", name: "TS SDK 2.x", page: "ts.html?sdk=2&transport=http&era=2026-07-28&mode=relist" },
     ],
@@ -648,7 +651,7 @@ async function workloadReturning(sec) {
   const { samples, base } = CFG.returning;
   log(`7. [${sec.id}] returning visit: ${samples} reloads per client`);
   await control("set-tools", { n: base });
-  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { samples: [], synced: [], fromPage: [], sources: [] }]));
+  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { samples: [], synced: [], fromPage: [], syncedFromPage: [], sources: [] }]));
   // Every client's page stays open in its own context; the reloads take
   // turns, in rotating order, so that the machine's drift spreads alike.
   const sessions = {};
@@ -669,6 +672,7 @@ async function workloadReturning(sec) {
         out[c.key].samples.push(r.firstShown);
         out[c.key].synced.push(r.firstList - r.scriptStart);
         out[c.key].fromPage.push(r.firstShownFromPage);
+        out[c.key].syncedFromPage.push(r.firstList - r.pageStart);
         out[c.key].sources.push(r.firstSource);
       } catch (e) {
         out[c.key].error = failed("returning visit", c.id, e);
@@ -681,8 +685,68 @@ async function workloadReturning(sec) {
     o.stats = stats(o.samples);
     o.syncedStats = stats(o.synced);
     o.fromPageStats = stats(o.fromPage);
+    o.syncedFromPageStats = stats(o.syncedFromPage);
   }
   return { base, ...out };
+}
+
+// workloadProfile (opt-in: --only=profile): where a client's cold start
+// goes (issue 49). Per client, page loads (a fresh context each, as the cold
+// row; for the returning section reloads of one page, as that row), each
+// reporting when its steps first happened, in ms from the page's navigation
+// start (probe.js, mark; the resource timing of the client's files); the
+// medians are logged and kept in the results.
+async function workloadProfile(sec) {
+  const samples = CFG.cold.samples;
+  log(`P. [${sec.id}] cold start profile: ${samples} loads per client`);
+  await control("set-tools", { n: CFG.cold.base });
+  const out = Object.fromEntries(sec.clients.map((c) => [c.key, { marks: [] }]));
+  const read = (page) =>
+    page.evaluate(() => {
+      const m = { ...globalThis.__benchProbe.marks, firstList: globalThis.bench.readyValue?.firstList };
+      m["page:script"] = globalThis.__benchProbe.scriptStart;
+      if (globalThis.__benchProbe.appStart) m["page:app"] = globalThis.__benchProbe.appStart;
+      for (const e of performance.getEntriesByType("resource")) {
+        const name = new URL(e.name).pathname;
+        if (/\.(wasm|js)$/.test(name) && !name.startsWith("/pages/")) {
+          m[`res:${name}:start`] = e.startTime;
+          m[`res:${name}:end`] = e.responseEnd;
+        }
+      }
+      return m;
+    });
+  const returning = sec.workloads.includes("returning");
+  const sessions = {};
+  try {
+    if (returning) for (const c of sec.clients) {
+      sessions[c.key] = await open(c);
+      await revisit(sessions[c.key]);
+    }
+    await alternate(sec.clients, samples, async (c) => {
+      let s = sessions[c.key];
+      let r;
+      if (returning) r = await revisit(s);
+      else {
+        s = await open(c);
+        r = s.ready;
+      }
+      const m = await read(s.page);
+      m.firstList = r.firstList;
+      if (r.firstShown != null && Number.isFinite(r.firstShown)) m.firstShown = r.firstShown + r.scriptStart;
+      out[c.key].marks.push(m);
+      if (!returning) await closeSession(s);
+    });
+  } finally {
+    for (const s of Object.values(sessions)) await closeSession(s);
+  }
+  for (const [key, o] of Object.entries(out)) {
+    const names = [...new Set(o.marks.flatMap((m) => Object.keys(m)))];
+    o.medians = Object.fromEntries(
+      names.map((n) => [n, stats(o.marks.map((m) => m[n]))?.median]).sort((a, b) => (a[1] ?? 0) - (b[1] ?? 0)),
+    );
+    log(`   ${sec.id} ${key}: ` + Object.entries(o.medians).map(([n, t]) => `${n} ${fmtMs(t)}`).join(", "));
+  }
+  return out;
 }
 
 async function workloadCold(sec) {
@@ -974,7 +1038,7 @@ async function checkMainThread() {
   }
 }
 
-const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, memory: workloadMemory, node: workloadNode, returning: workloadReturning };
+const WORKLOADS = { latency: workloadLatency, burst: workloadBurst, big: workloadBig, cold: workloadCold, profile: workloadProfile, memory: workloadMemory, node: workloadNode, returning: workloadReturning };
 
 // ---------- report ----------
 
@@ -1014,6 +1078,7 @@ function table(sec) {
     row(`7. returning visit: the app's script start → first visible tools list, ms (median / p95; ${n} reloads each)`, (k) => msCell(T[k]), (k) => T[k]?.stats?.median);
     row("7. returning visit: the app's script start → first synced list (the server's), ms", (k) => msCell({ error: T[k]?.error, stats: T[k]?.syncedStats }), (k) => T[k]?.syncedStats?.median);
     row("7. returning visit: the page's first script → first visible tools list (adds loading the client library's JS), ms", (k) => msCell({ error: T[k]?.error, stats: T[k]?.fromPageStats }), (k) => T[k]?.fromPageStats?.median);
+    row("7. returning visit: the page's first script → first synced list (adds loading the client library's JS), ms", (k) => msCell({ error: T[k]?.error, stats: T[k]?.syncedFromPageStats }), (k) => T[k]?.syncedFromPageStats?.median);
   }
   if (L) {
     const n = Math.min(...keys.map((k) => L[k]?.stats?.n ?? 0));

@@ -274,6 +274,7 @@ export function start(adapter) {
       scriptStart,
       firstShown: app.firstShown - scriptStart,
       firstShownFromPage: app.firstShown - pageStart,
+      pageStart,
       firstSource: app.firstSource,
       tools: app.items.length,
       protocolVersion: adapter.protocolVersion?.(client) ?? null,

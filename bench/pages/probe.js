@@ -15,7 +15,41 @@
 //    it too), so that the benchmark can report the longest task and the total
 //    blocking time of an interval (harness.js, mainThread).
 // scriptStart: when the page's scripts began (this is the first of each page).
-globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0, scriptStart: performance.now(), longTasks: [], takeLongTasks: () => {} };
+globalThis.__benchProbe = { memories: [], notified: 0, firstNotified: 0, scriptStart: performance.now(), longTasks: [], takeLongTasks: () => {}, marks: {} };
+
+// mark records when a step of a client's start first happened (the cold
+// start's profile, run.mjs --only=profile): the wasm compiled and
+// instantiated, the Go program's API registered, each JSON-RPC method's
+// first request sent and first answer received, on either transport.
+const mark = (name) => {
+  if (!(name in __benchProbe.marks)) __benchProbe.marks[name] = performance.now();
+};
+for (const name of ["__mcplive", "floorConnect"]) {
+  let v;
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    get: () => v,
+    set: (x) => {
+      if (x !== undefined) mark("go:api");
+      v = x;
+    },
+  });
+}
+const rpcOut = (text) => {
+  if (typeof text !== "string" || text.length > 4000) return;
+  const m = /"method"\s*:\s*"([^"]+)"/.exec(text);
+  const id = /"id"\s*:\s*("?[^,}"]+"?)/.exec(text);
+  if (m) {
+    mark(`send:${m[1]}`);
+    if (id) rpcIds.set(id[1], m[1]);
+  }
+};
+const rpcIn = (text) => {
+  if (typeof text !== "string") return;
+  const id = /"id"\s*:\s*("?[^,}"]+"?)/.exec(text.slice(0, 200));
+  if (id && rpcIds.has(id[1])) mark(`recv:${rpcIds.get(id[1])}`);
+};
+const rpcIds = new Map();
 
 {
   const push = (entries) => {
@@ -40,7 +74,11 @@ const keep = (result) => {
 };
 for (const fn of ["instantiate", "instantiateStreaming"]) {
   const orig = WebAssembly[fn];
-  if (orig) WebAssembly[fn] = (...args) => orig.apply(WebAssembly, args).then(keep);
+  if (orig) WebAssembly[fn] = (...args) => (mark(`wasm:${fn}-call`), orig.apply(WebAssembly, args).then((r) => (mark(`wasm:${fn}`), keep(r))));
+}
+for (const fn of ["compile", "compileStreaming"]) {
+  const orig = WebAssembly[fn];
+  if (orig) WebAssembly[fn] = (...args) => (mark(`wasm:${fn}-call`), orig.apply(WebAssembly, args).then((r) => (mark(`wasm:${fn}`), r)));
 }
 
 const NOTE = '"notifications/tools/list_changed"';
@@ -54,9 +92,16 @@ const NativeWebSocket = WebSocket;
 globalThis.WebSocket = class WebSocket extends NativeWebSocket {
   constructor(...args) {
     super(...args);
+    mark("ws:new");
+    this.addEventListener("open", () => mark("ws:open"));
     this.addEventListener("message", (e) => {
+      rpcIn(e.data);
       if (typeof e.data === "string" && e.data.length < 200 && e.data.includes(NOTE)) stamp();
     });
+  }
+  send(data) {
+    rpcOut(data);
+    return super.send(data);
   }
 };
 
@@ -66,13 +111,23 @@ globalThis.WebSocket = class WebSocket extends NativeWebSocket {
 // The same hop for every client; status and headers are kept.
 const nativeFetch = globalThis.fetch;
 globalThis.fetch = async function fetch(...args) {
+  const reqBody = args[1]?.body;
+  rpcOut(typeof reqBody === "string" ? reqBody : undefined);
+  const url = String(args[0]?.url ?? args[0]);
+  if (url.endsWith(".wasm")) mark("wasm:fetch");
   const res = await nativeFetch.apply(this, args);
+  if (url.endsWith(".wasm")) mark("wasm:response");
+  if (typeof reqBody === "string" && !(res.headers.get("content-type") || "").startsWith("text/event-stream")) {
+    const m = /"method"\s*:\s*"([^"]+)"/.exec(reqBody.slice(0, 4000));
+    if (m) mark(`recv:${m[1]}`); // the headers of the answer (a JSON body follows at once)
+  }
   if (!res.body || !(res.headers.get("content-type") || "").startsWith("text/event-stream")) return res;
   const decoder = new TextDecoder();
   let tail = "";
   const body = res.body.pipeThrough(new TransformStream({
     transform(chunk, out) {
       const text = tail + decoder.decode(chunk, { stream: true });
+      rpcIn(text.slice(text.indexOf("{")));
       if (text.includes(NOTE)) stamp();
       tail = text.slice(1 - NOTE.length);
       out.enqueue(chunk);
