@@ -2,7 +2,7 @@
 // once per realm, and create the client (client.js); the catalog cache
 // (cache.js), if any, is read while the runtime loads.
 
-import { loadRuntime, prefetchRuntime } from "./loader.js";
+import { loadRuntime } from "./loader.js";
 import { createClient } from "./client.js";
 import { earlyDial, discardEarly } from "./dial.js";
 import { abortError, namedError } from "./errors.js";
@@ -61,12 +61,10 @@ export function open(url, options = {}) {
     // The WebSocket handshake runs while the wasm downloads, compiles and
     // starts; the client's first dial adopts the socket (dial.js).
     const early = /^wss?:/i.test(target) ? earlyDial(target) : null;
-    // The kept catalog is read and shown first (a few ms; GATE_MS at most)
-    // before the Go program starts, which holds the page's thread; the wasm
-    // is fetched and compiled meanwhile (issue 49: the first synced list of
-    // a returning visit came that much later when the fetch waited too).
+    // The kept catalog is read and shown first (a few ms; GATE_MS at most):
+    // a wasm whose compiled code the browser cached is taken from that cache
+    // on the page's thread, which would hold the catalog back meanwhile.
     if (shown) {
-      prefetchRuntime(options.wasmUrl);
       let timer;
       await Promise.race([shown, new Promise((r) => (timer = setTimeout(r, GATE_MS)))]);
       clearTimeout(timer);

@@ -12,24 +12,6 @@ let live = null;
 /** Where shared was loaded from (an absolute URL when it could be resolved). */
 let sharedFrom = null;
 
-/** A compile begun by prefetchRuntime before loadRuntime: { from, module }. */
-let prefetched = null;
-
-/**
- * prefetchRuntime begins fetching and compiling the wasm now, for the
- * loadRuntime that follows to take (open() calls it before it reads the
- * catalog cache, so that the download and the compile overlap the read).
- * No-op once a runtime is loaded or loading, or in Node.
- * @param {string | URL | undefined} wasmUrl
- */
-export function prefetchRuntime(wasmUrl) {
-  if (shared || prefetched || isNode) return;
-  const from = resolve(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
-  const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
-  module.catch(() => {}); // loadRuntime awaits it; a failure there is what the caller sees
-  prefetched = { from, module };
-}
-
 /**
  * loadRuntime starts the wasm on first use and returns the shared runtime.
  * One runtime serves a realm: a later call may leave wasmUrl out or give
@@ -41,10 +23,7 @@ export function loadRuntime(wasmUrl) {
   const from = resolve(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   if (!shared) {
     sharedFrom = from;
-    // A prefetch of the same URL is taken (of another, dropped: it is not loaded).
-    const early = prefetched?.from === from ? prefetched.module : null;
-    prefetched = null;
-    shared = start(wasmUrl, early).catch((err) => {
+    shared = start(wasmUrl).catch((err) => {
       shared = null;
       throw err;
     });
@@ -107,10 +86,10 @@ function textWriter(memory) {
   };
 }
 
-async function start(wasmUrl, prefetch) {
+async function start(wasmUrl) {
   // Fetch and compile the wasm while wasm_exec.js loads: the compile needs
   // no imports, only the instantiation does.
-  const module = prefetch ?? compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
+  const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   module.catch(() => {}); // awaited below; a failure there is what the caller sees
   if (typeof globalThis.Go !== "function") {
     // The wasm_exec.js of the Go that built the wasm: defines globalThis.Go.
