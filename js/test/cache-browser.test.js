@@ -90,6 +90,32 @@ describe("the catalog cache in headless Chromium", { skip, timeout: 60000 }, () 
 
   const count = async (rpc, from) => (await server.control("requests")).requests.slice(from).filter((r) => r.rpc === rpc).length;
 
+  test("with a cache, a wasm that cannot be fetched: LoadError, and the next connect loads the right one", async () => {
+    // open() with a cache requests the wasm before it waits for the kept
+    // catalog (prefetchRuntime): that request's failure is the connect's.
+    const { context, page, problems } = await freshPage();
+    try {
+      const r = await page.evaluate(async (url) => {
+        let first;
+        try {
+          await window.mcplive.connect(url, { cache: "indexeddb", wasmUrl: "/missing.wasm" });
+          first = "connected";
+        } catch (err) {
+          first = `${err.name}: ${err.message}`;
+        }
+        const c = await window.mcplive.connect(url, { cache: "indexeddb" });
+        const tools = c.tools.get().items.length;
+        await c.close();
+        return { first, tools };
+      }, server.mcp);
+      assert.match(r.first, /^LoadError: mcplive: cannot load the wasm from .*\/missing\.wasm: HTTP 404/);
+      assert.ok(r.tools > 0, "the second connect has the tools");
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("a fresh list is not walked at connect, and a notification walks it", async () => {
     await server.control("cache", { ttlMs: 600000, scope: "public" });
     const { context, page } = await freshPage();
