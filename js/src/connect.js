@@ -2,7 +2,7 @@
 // once per realm, and create the client (client.js); the catalog cache
 // (cache.js), if any, is read while the runtime loads.
 
-import { loadRuntime, prefetchRuntime } from "./loader.js";
+import { loadRuntime } from "./loader.js";
 import { createClient } from "./client.js";
 import { earlyDial, discardEarly } from "./dial.js";
 import { abortError, namedError } from "./errors.js";
@@ -64,10 +64,7 @@ export function open(url, options = {}) {
     // The kept catalog is read and shown first (a few ms; GATE_MS at most):
     // a wasm whose compiled code the browser cached is taken from that cache
     // on the page's thread, which would hold the catalog back meanwhile.
-    // Only the wasm's request goes out now (it is answered off the page's
-    // thread); its compile waits.
     if (shown) {
-      prefetchRuntime(options.wasmUrl);
       let timer;
       await Promise.race([shown, new Promise((r) => (timer = setTimeout(r, GATE_MS)))]);
       clearTimeout(timer);

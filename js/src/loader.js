@@ -12,28 +12,6 @@ let live = null;
 /** Where shared was loaded from (an absolute URL when it could be resolved). */
 let sharedFrom = null;
 
-/** A request for the wasm begun by prefetchRuntime before loadRuntime: { from, response }. */
-let prefetched = null;
-
-/**
- * prefetchRuntime requests the wasm now, for the loadRuntime that follows
- * to compile (open() with a cache calls it before it waits for the kept
- * catalog): the response comes from the network or the HTTP cache off the
- * page's thread meanwhile. Only the request: the compile, which takes a
- * cached compiled wasm from Chromium's code cache on the page's thread,
- * waits for loadRuntime. No-op once a runtime is loaded or loading, and
- * where the wasm is not fetched (Node, file: URLs).
- * @param {string | URL | undefined} wasmUrl
- */
-export function prefetchRuntime(wasmUrl) {
-  if (shared || prefetched || isNode) return;
-  const url = wasmUrl ?? new URL("../mcplive.wasm", import.meta.url);
-  if (String(url).startsWith("file:")) return;
-  const response = fetchWasm(url);
-  response.catch(() => {}); // loadRuntime awaits it; a failure there is what the caller sees
-  prefetched = { from: resolve(url), response };
-}
-
 /**
  * loadRuntime starts the wasm on first use and returns the shared runtime.
  * One runtime serves a realm: a later call may leave wasmUrl out or give
@@ -45,10 +23,7 @@ export function loadRuntime(wasmUrl) {
   const from = resolve(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   if (!shared) {
     sharedFrom = from;
-    // A prefetch of this URL is taken; one of another URL is dropped.
-    const early = prefetched?.from === from ? prefetched.response : null;
-    prefetched = null;
-    shared = start(wasmUrl, early).catch((err) => {
+    shared = start(wasmUrl).catch((err) => {
       shared = null;
       throw err;
     });
@@ -111,10 +86,10 @@ function textWriter(memory) {
   };
 }
 
-async function start(wasmUrl, response) {
+async function start(wasmUrl) {
   // Fetch and compile the wasm while wasm_exec.js loads: the compile needs
   // no imports, only the instantiation does.
-  const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url), response);
+  const module = compile(wasmUrl ?? new URL("../mcplive.wasm", import.meta.url));
   module.catch(() => {}); // awaited below; a failure there is what the caller sees
   if (typeof globalThis.Go !== "function") {
     // The wasm_exec.js of the Go that built the wasm: defines globalThis.Go.
@@ -240,11 +215,10 @@ const isNode = typeof process === "object" && typeof process.versions?.node === 
 /**
  * compile fetches and compiles the wasm: streaming when the server sends
  * application/wasm, from the bytes otherwise (a wrong MIME type, a proxy);
- * from the file system for file: URLs and paths in Node. response: the
- * request prefetchRuntime made, if any.
+ * from the file system for file: URLs and paths in Node.
  * @returns {Promise<WebAssembly.Module>}
  */
-async function compile(source, response = null) {
+async function compile(source) {
   let url = source;
   if (typeof url === "string" && isNode && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
     const { pathToFileURL } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("url"));
@@ -254,7 +228,7 @@ async function compile(source, response = null) {
     const { readFile } = await import(/* webpackIgnore: true */ /* @vite-ignore */ nodeModule("fs/promises"));
     return WebAssembly.compile(await readFile(new URL(url)));
   }
-  let res = await (response ?? fetchWasm(url));
+  let res = await fetchWasm(url);
   const type = (res.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase();
   if (typeof WebAssembly.compileStreaming === "function" && type === "application/wasm") {
     try {
