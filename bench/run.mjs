@@ -24,7 +24,8 @@
 //   node run.mjs --smoke    the same code on a tiny workload (CI: under a
 //                           minute); writes nothing, fails on any error
 //   --only=latency,burst,big,cold,memory,node,returning   a subset of the workloads
-//   --only=profile          (opt-in) where each cold start goes: its steps' times
+//   --only=profile          where each cold start goes, its steps' times (opt-in;
+//                           the smoke run runs it too)
 //   --sections=ws,http,http-2026,ws-2026,returning,node   a subset of the sections
 //
 // Environment: CHROMIUM (default /usr/bin/chromium); GO (default go).
@@ -50,8 +51,9 @@ const JS = path.join(ROOT, "js");
 const SMOKE = process.argv.includes("--smoke");
 // --only=latency,burst,big,cold,memory runs a subset (while working on one).
 const ONLY = (process.argv.find((a) => a.startsWith("--only=")) ?? "").slice("--only=".length).split(",").filter(Boolean);
-// "profile" (workloadProfile) runs only when asked for.
-const want = (w) => (ONLY.length === 0 && w !== "profile") || ONLY.includes(w);
+// "profile" (workloadProfile) runs only when asked for, and in the smoke run
+// (so that it cannot rot).
+const want = (w) => (ONLY.length === 0 && (w !== "profile" || SMOKE)) || ONLY.includes(w);
 
 // Workload sizes. The full ones follow issue 7; the smoke ones only keep the
 // code running.
