@@ -35,8 +35,12 @@ for (const name of ["__mcplive", "floorConnect"]) {
     },
   });
 }
+// Only the first messages of a page are looked at (a start's), so that the
+// workloads after it pay nothing and keep no ids.
+let rpcLooks = 64;
 const rpcOut = (text) => {
-  if (typeof text !== "string" || text.length > 4000) return;
+  if (rpcLooks <= 0 || typeof text !== "string" || text.length > 4000) return;
+  rpcLooks--;
   const m = /"method"\s*:\s*"([^"]+)"/.exec(text);
   const id = /"id"\s*:\s*("?[^,}"]+"?)/.exec(text);
   if (m) {
@@ -45,7 +49,8 @@ const rpcOut = (text) => {
   }
 };
 const rpcIn = (text) => {
-  if (typeof text !== "string") return;
+  if (rpcLooks <= 0 || typeof text !== "string") return;
+  rpcLooks--;
   const id = /"id"\s*:\s*("?[^,}"]+"?)/.exec(text.slice(0, 200));
   if (id && rpcIds.has(id[1])) mark(`recv:${rpcIds.get(id[1])}`);
 };
@@ -117,7 +122,7 @@ globalThis.fetch = async function fetch(...args) {
   if (url.endsWith(".wasm")) mark("wasm:fetch");
   const res = await nativeFetch.apply(this, args);
   if (url.endsWith(".wasm")) mark("wasm:response");
-  if (typeof reqBody === "string" && !(res.headers.get("content-type") || "").startsWith("text/event-stream")) {
+  if (rpcLooks > 0 && typeof reqBody === "string" && !(res.headers.get("content-type") || "").startsWith("text/event-stream")) {
     const m = /"method"\s*:\s*"([^"]+)"/.exec(reqBody.slice(0, 4000));
     if (m) mark(`recv:${m[1]}`); // the headers of the answer (a JSON body follows at once)
   }
