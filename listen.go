@@ -27,7 +27,12 @@ import (
 // kind the server offers and the updates of every resource that has
 // subscribers. A change of the resources is a new stream, opened and
 // acknowledged before the old one is cancelled: no window in which an
-// update can be missed. When the current stream ends by the server's doing
+// update can be missed. A server that answers the cancellation of a
+// replaced stream with a result has run its clean-up after the new stream
+// registered; go-sdk v1.8.0's then drops the new stream's registrations
+// too (one per session, not per stream): such a session replaces its
+// streams one after the other from then on, and re-lists across the gap
+// (relistenSerially). When the current stream ends by the server's doing
 // (a graceful result or a drop), nothing feeds the lists any more: the
 // session's feedLost channel closes, and the Client re-opens the stream and
 // re-lists every kind (changes may have been missed meanwhile).
