@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
@@ -26,7 +27,12 @@ import (
 // kind the server offers and the updates of every resource that has
 // subscribers. A change of the resources is a new stream, opened and
 // acknowledged before the old one is cancelled: no window in which an
-// update can be missed. When the current stream ends by the server's doing
+// update can be missed. A server that answers the cancellation of a
+// replaced stream with a result has run its clean-up after the new stream
+// registered; go-sdk v1.8.0's then drops the new stream's registrations
+// too (one per session, not per stream): such a session replaces its
+// streams one after the other from then on, and re-lists across the gap
+// (relistenSerially). When the current stream ends by the server's doing
 // (a graceful result or a drop), nothing feeds the lists any more: the
 // session's feedLost channel closes, and the Client re-opens the stream and
 // re-lists every kind (changes may have been missed meanwhile).
@@ -41,6 +47,12 @@ type listenStream struct {
 	err     error                        // why it ended (nil: a graceful result); set before done
 	stopped atomic.Bool                  // ended by this client: not a loss
 	watch   *feedWatch
+	// byMessage: the transport cancels with notifications/cancelled on the
+	// one connection (not Streamable HTTP, where closing the request's
+	// stream is the cancellation): stop keeps the request pending to hear
+	// the server's answer to it, for up to a request timeout (timer).
+	byMessage bool
+	timer     *time.Timer
 }
 
 // listenFilter is a subscriptions/listen filter as sent and acknowledged:
@@ -208,8 +220,16 @@ func (s *Session) refilter(ctx context.Context) error {
 }
 
 // relisten opens a stream and makes it the current one. Called with
-// feedMu held.
+// feedMu held. The new stream is acknowledged before the old one ends,
+// unless the server is known to end a stream by cleaning up after every
+// stream of the connection (listenSerial): then one after the other.
 func (s *Session) relisten(ctx context.Context, w *feedWatch) error {
+	s.mu.Lock()
+	cur := s.listen
+	s.mu.Unlock()
+	if cur != nil && s.listenSerial.Load() {
+		return s.relistenSerially(ctx, cur, w)
+	}
 	st, err := s.startListen(ctx, s.listenFilter(), w)
 	if err != nil {
 		return err
@@ -219,10 +239,64 @@ func (s *Session) relisten(ctx context.Context, w *feedWatch) error {
 	s.listen = st
 	s.mu.Unlock()
 	if old != nil {
-		old.stop()
+		old.stop(s)
 	}
 	if st.acked().empty() {
 		s.opts.Logger.Info("mcplive: the server acknowledged no notifications on subscriptions/listen: no list is live")
+	}
+	return nil
+}
+
+// relistenSerially replaces old by a new stream once the server has
+// answered old's cancellation, for a server that answers a cancelled stream
+// with a result (its handler ran to its end) and that has been seen to
+// drop a newer stream's registrations when it did (go-sdk v1.8.0 over one
+// connection keeps one registration per session, and a stream's clean-up
+// deletes it whichever stream made it: mcp/server.go, subscriptionsListen).
+// Nothing listens between the two: the lists that the new stream feeds are
+// re-listed, and the subscribers of a resource that both carry are told it
+// may have changed (changes may have been missed meanwhile).
+func (s *Session) relistenSerially(ctx context.Context, old *listenStream, w *feedWatch) error {
+	old.stop(s)
+	select {
+	case <-old.done: // answered, or given up after a request timeout (stop)
+	case <-ctx.Done():
+	}
+	st, err := s.startListen(ctx, s.listenFilter(), w)
+	if err != nil {
+		// Nothing feeds the lists: the Client re-opens the feed.
+		s.mu.Lock()
+		if s.listen == old {
+			s.listen = nil
+		}
+		s.mu.Unlock()
+		if !s.closing.Load() {
+			w.signal()
+		}
+		return err
+	}
+	s.mu.Lock()
+	s.listen = st
+	s.mu.Unlock()
+	at := time.Now()
+	var kinds []Kind
+	for _, spec := range kindTable {
+		if st.acked().has(spec.listenField) {
+			kinds = append(kinds, spec.kind)
+		}
+	}
+	if len(kinds) > 0 {
+		s.feed.listChanged(kinds, at)
+	}
+	if _, direct := s.feed.(directFeed); !direct {
+		// A Client's feed queues the subscribers (a bare Session's calls
+		// them here, under its subscription lock: not from here).
+		uris := old.acked().uris()
+		for _, uri := range st.acked().uris() {
+			if slices.Contains(uris, uri) {
+				s.feed.resourceUpdated(uri)
+			}
+		}
 	}
 	return nil
 }
@@ -257,6 +331,8 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 	s.mu.Unlock()
 	lctx, cancel := context.WithCancel(context.Background())
 	st := &listenStream{cancel: cancel, ackCh: make(chan struct{}), done: make(chan struct{}), watch: w}
+	_, overHTTP := s.rpc.conn.(*httpConn)
+	st.byMessage = !overHTTP
 	go func() {
 		defer s.listenWG.Done()
 		_, err := s.requestLong(lctx, methods.Listen, listenParams{filter: filter}, func(id int64) {
@@ -272,6 +348,22 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		st.err = err
 		close(st.done)
 		cancel()
+		s.mu.Lock()
+		if st.timer != nil {
+			st.timer.Stop()
+		}
+		s.mu.Unlock()
+		if err == nil && !current && st.stopped.Load() && st.byMessage && !s.closing.Load() && s.listenSerial.CompareAndSwap(false, true) {
+			// The server answered the cancellation of a stream that a
+			// newer one replaced with a result: it ran the stream's
+			// handler to its end, clean-up included, after the newer
+			// stream was acknowledged. go-sdk v1.8.0 then deletes the
+			// newer stream's registrations too (relistenSerially): from
+			// now on streams are replaced one after the other, and the
+			// current one is replaced so at once.
+			s.opts.Logger.Info("mcplive: the server answered a cancelled subscriptions/listen stream: its streams are replaced one after the other from now on")
+			s.repairListen()
+		}
 		if current && !st.stopped.Load() && !st.acked().empty() && !s.closing.Load() {
 			if err == nil {
 				s.opts.Logger.Warn("mcplive: the server ended the subscriptions/listen stream")
@@ -290,7 +382,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		}
 		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, protocolError("the server ended the stream without acknowledging it"))
 	case <-ctx.Done():
-		st.stop()
+		st.stop(s)
 		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, ctx.Err())
 	}
 }
@@ -303,10 +395,48 @@ func (st *listenStream) acked() listenFilter {
 	return listenFilter{}
 }
 
+// repairListen replaces the current stream one after the other
+// (relistenSerially), from a stream's goroutine (listenWG).
+func (s *Session) repairListen() {
+	s.feedMu.Lock()
+	defer s.feedMu.Unlock()
+	s.mu.Lock()
+	cur := s.listen
+	s.mu.Unlock()
+	if cur == nil || s.closing.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	if err := s.relisten(ctx, cur.watch); err != nil && !s.closing.Load() {
+		s.opts.Logger.Warn("mcplive: could not re-open the subscriptions/listen stream", "err", err.Error())
+	}
+}
+
 // stop cancels the stream (notifications/cancelled): this client ended it.
-func (st *listenStream) stop() {
-	st.stopped.Store(true)
-	st.cancel()
+// Where cancelling is a message on the connection, the request stays
+// pending to hear the server's answer, for up to a request timeout.
+func (st *listenStream) stop(s *Session) {
+	if !st.stopped.CompareAndSwap(false, true) {
+		return
+	}
+	id := st.id.Load()
+	if !st.byMessage || id == 0 {
+		st.cancel()
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-st.done:
+		return // answered already
+	default:
+	}
+	s.rpc.cancelRequest(id, context.Canceled)
+	st.timer = time.AfterFunc(s.opts.RequestTimeout, func() {
+		s.rpc.forget(id) // told already: not again
+		st.cancel()
+	})
 }
 
 // onAcknowledged hands notifications/subscriptions/acknowledged to the

@@ -118,7 +118,7 @@ var eraTests = map[string][]string{
 		"TestHTTPDiscoverAnswersFallBackAlike", "TestModernCallsDuringListenReopen",
 		"TestElicitInputRounds", "TestElicitInputRoundsFail", "TestModernListsFollowTheListenStream",
 		"TestModernAcknowledgedSubset", "TestModernListenEnds", "TestModernNothingAcknowledged", "TestModernEmptyCursor",
-		"TestModernIncompleteResult", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",
+		"TestModernIncompleteResult", "TestModernSDKListsLiveThroughSubscriptions", "TestModernProbeRefusals", "TestModernResourceSubscriptions", "TestModernHeartbeat",
 		"TestProbeEmptyDiscoverResultIsLegacy", "TestProbeRetriesAListedModernVersion",
 		"TestEraLegacyRememberedOnReconnect", "TestEraSilentProbeNotRepeated", "TestEraReprobedWhenInitializeRefused",
 		"TestEraForgottenAfterAFailedOpening", "TestEraSilentProbeWithinAReconnect",

@@ -42,6 +42,9 @@ type Session struct {
 	listen   *listenStream
 	listens  map[int64]*listenStream // by request id, for acknowledgments
 	listenWG sync.WaitGroup          // the streams' goroutines
+	// listenSerial: replace streams one after the other (listen.go,
+	// relistenSerially).
+	listenSerial atomic.Bool
 
 	mu        sync.Mutex
 	progress  map[string]*fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)

@@ -21,6 +21,10 @@ import (
 // Streamable HTTP every request is a session of its own, so only a
 // long-lived transport (mcpws) meets it.
 //
+// Without it, an mcplive client finds the bug out (go-sdk answers the
+// cancelled stream with a result, after its clean-up) and replaces its
+// streams one after the other, re-listing every list across each gap.
+//
 // The middleware keeps a stream that the client ended running on the
 // server (its answer to the client is sent at once) for as long as a newer
 // stream of the same session is open: its clean-up then runs only when no

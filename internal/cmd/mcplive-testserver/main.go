@@ -89,11 +89,12 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	pageSize := flag.Int("page-size", 2, "items per list page (small, so tests walk pages)")
 	static := flag.String("static", "", "serve this directory under /js/ (the npm package, for browser tests)")
+	bareListen := flag.Bool("bare-listen", false, "serve subscriptions/listen as go-sdk v1.8 does, without mcpws.ListenOverlap (the client copes on its own)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("mcplive-testserver: ")
 
-	s := newTestServer(*pageSize)
+	s := newTestServer(*pageSize, !*bareListen)
 	mux := http.NewServeMux()
 	ws := mcpws.NewHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
 	getServer := func(*http.Request) *mcp.Server { return s.srv }
@@ -247,7 +248,7 @@ func (s *testServer) admit(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func newTestServer(pageSize int) *testServer {
+func newTestServer(pageSize int, overlap bool) *testServer {
 	s := &testServer{resources: map[string]string{}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "mcplive-testserver", Title: "mcplive test server", Version: "1.0.0"}, &mcp.ServerOptions{
 		Instructions: "A server for the mcplive JS tests.",
@@ -278,7 +279,11 @@ func newTestServer(pageSize int) *testServer {
 		},
 	})
 
-	s.srv.AddReceivingMiddleware(mcpws.ListenOverlap(), s.hold)
+	if overlap {
+		s.srv.AddReceivingMiddleware(mcpws.ListenOverlap(), s.hold)
+	} else {
+		s.srv.AddReceivingMiddleware(s.hold)
+	}
 	s.srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: objectSchema(`{"text":{"type":"string"}}`, "text")}, echo)
 	s.srv.AddTool(&mcp.Tool{Name: "add", Description: "Adds two numbers.", InputSchema: objectSchema(`{"a":{"type":"number"},"b":{"type":"number"}}`, "a", "b")}, add)
 	s.srv.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails with JSON-RPC error -32001 and data.", InputSchema: objectSchema(`{}`)}, fail)
