@@ -42,14 +42,13 @@
 // Each layer calls only the ones below it; what a layer needs of the one
 // above (the session a walk lists on, the handler of notifications, the
 // observer of progress) it is handed. Optional transport features sit
-// behind the interfaces of transport.go (describedWriter, entryReader,
-// paramMirror, noteSlots, sessionUpdater). From the top: list.go (the
+// behind interfaces (internal/jsonrpc: DescribedWriter, EntryReader,
+// SessionUpdater; transport.go: paramMirror, noteSlots). From the top: list.go (the
 // live lists, their syncer and walker), walk.go (a walk's pages and their
 // items), session.go (the session, its change feed and the kind
-// registry), jsonrpc.go (messages, calls and their deadlines), the
+// registry), internal/jsonrpc (messages, calls and their deadlines, the fifo), the
 // transports (websocket*.go, http*.go), and internal/jsontext (JSON that
-// knows nothing of MCP); queue.go is the fifo and the subscriber registry
-// they share. The steps, in call order, as TestDocPathNamesTheCode and
+// knows nothing of MCP); queue.go is the subscriber registry. The steps, in call order, as TestDocPathNamesTheCode and
 // TestDocPathOrder check them against the code (each names its files and,
 // in parentheses, the functions it runs):
 //
@@ -57,14 +56,15 @@
 //     or, in the browser, websocket_js.go (wsConn.readMessage): the
 //     transport reads one message. Over Streamable HTTP: http_stream.go
 //     (httpConn.follow, httpConn.readEvents, sseReader.next), http.go
-//     (httpConn.enqueue, httpConn.readEntry); a stream re-opened without
+//     (httpConn.enqueue, httpConn.ReadEntry); a stream re-opened without
 //     an event id to resume from is a gap (entryReader), which the session
 //     turns into the list_changed of every kind (session.go,
 //     onEventsMissed).
-//  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope),
+//  2. internal/jsonrpc/conn.go (Connection.readLoop),
+//     internal/jsonrpc/message.go (Decode, parseEnvelope),
 //     internal/jsontext/scan.go (ForEachMemberWith), session.go
-//     (Session.observe), queue.go (fifo.push, fifo.pop), jsonrpc.go
-//     (rpcConn.dispatchLoop): the envelope is checked by the JSON scanner;
+//     (Session.observe), internal/jsonrpc/fifo.go (Fifo.Push, Fifo.Pop),
+//     internal/jsonrpc/conn.go (Connection.dispatchLoop): the envelope is checked by the JSON scanner;
 //     the read loop shows the notification to the session's observer
 //     (which routes a progress to its call), stamps it with its arrival
 //     and queues it; the dispatcher hands it, in arrival order, to the
@@ -81,21 +81,24 @@
 //     triggers during a walk; the walker takes the current session and its
 //     epoch from the slot it was handed.
 //  5. walk.go (relist, Session.listRaw), session.go (Session.requestPage,
-//     requestVia), jsonrpc.go (rpcConn.callUnchecked, rpcConn.exchange,
-//     marshalMessage, rpcConn.write), internal/jsontext/write.go
+//     requestVia), internal/jsonrpc/conn.go (Connection.CallUnchecked,
+//     Connection.exchange, Connection.write), internal/jsonrpc/message.go
+//     (MarshalMessage), internal/jsontext/write.go
 //     (WriteString): every page is requested; the session writes its
 //     params (listParams, with the era's _meta in 2026-07-28), which write
 //     themselves into the message (paramsWriter), and a transport that
 //     takes the message's description (describedWriter: Streamable HTTP)
 //     is handed it with its bytes.
 //  6. websocket.go (wsConn.Write), websocket_native.go
-//     (wsConn.writeMessage), or http.go (httpConn.writeDescribed,
+//     (wsConn.writeMessage), or http.go (httpConn.WriteDescribed,
 //     httpConn.writePost, httpConn.send, httpConn.sendOnce), http_native.go
 //     (netRoundTripper.roundTrip): the request goes out; its response
 //     comes back as in steps 1 and 2 (over Streamable HTTP on the POST's
-//     own stream, http_stream.go), and jsonrpc.go (rpcConn.deliver) hands
+//     own stream, http_stream.go), and internal/jsonrpc/conn.go
+//     (Connection.deliver) hands
 //     it to the waiting request.
-//  7. jsonrpc.go (indexResult), internal/jsontext/scan.go (SplitArrayAt),
+//  7. internal/jsonrpc/message.go (IndexResult),
+//     internal/jsontext/scan.go (SplitArrayAt),
 //     walk.go (parseListPage, rawBuild.add, Session.listed): the result is
 //     indexed as its message is decoded, its items array split in place;
 //     only new or changed items are validated and keyed, and nothing is

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -132,7 +133,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		log:         t.Logger,
 		getReady:    make(chan struct{}),
 	}
-	c.queue.init()
+	c.queue.Init()
 	if c.limit <= 0 {
 		c.limit = DefaultReadLimit
 	}
@@ -171,11 +172,11 @@ type httpConn struct {
 	wg     sync.WaitGroup // the goroutines that read answers and streams
 
 	mu          sync.Mutex
-	queue       fifo[inbound] // messages for Read, in arrival order per stream
-	err         error         // why the connection ended, once it did
+	queue       jsonrpc.Fifo[jsonrpc.Inbound] // messages for Read, in arrival order per stream
+	err         error                         // why the connection ended, once it did
 	closed      bool
 	sessionID   string
-	version     string // negotiated protocol version, from sessionUpdated
+	version     string // negotiated protocol version, from SessionUpdated
 	established bool   // the server has answered a message as it should
 	expired     bool   // the server ended the session (404)
 	getStarted  bool
@@ -194,35 +195,35 @@ type httpConn struct {
 }
 
 // Read returns the next message from any of the connection's streams.
-// Gaps and failed requests are not told (see readEntry).
+// Gaps and failed requests are not told (see ReadEntry).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		in, err := c.readEntry(ctx)
-		if err != nil || (!in.gap && !in.liveness && in.fail == nil) {
-			return in.msg, err
+		in, err := c.ReadEntry(ctx)
+		if err != nil || (!in.Gap && !in.Liveness && in.Fail == nil) {
+			return in.Msg, err
 		}
 	}
 }
 
-// readEntry is Read that also tells of gaps, of the request that each
-// message answers and of requests whose answer cannot come (entryReader).
-func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
-	in, ok, err := c.queue.popCtx(ctx)
+// ReadEntry is Read that also tells of gaps, of the request that each
+// message answers and of requests whose answer cannot come (jsonrpc.EntryReader).
+func (c *httpConn) ReadEntry(ctx context.Context) (jsonrpc.Inbound, error) {
+	in, ok, err := c.queue.PopCtx(ctx)
 	switch {
 	case err != nil:
-		return inbound{}, err
+		return jsonrpc.Inbound{}, err
 	case ok:
 		return in, nil
 	}
-	return inbound{}, c.failure() // the queue is closed once the connection failed
+	return jsonrpc.Inbound{}, c.failure() // the queue is closed once the connection failed
 }
 
 // enqueue queues in for Read, unless the connection is closed.
-func (c *httpConn) enqueue(in inbound) {
+func (c *httpConn) enqueue(in jsonrpc.Inbound) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.closed {
-		c.queue.push(in)
+		c.queue.Push(in)
 	}
 }
 
@@ -234,7 +235,7 @@ func (c *httpConn) fail(err error) {
 		c.err = err
 	}
 	c.mu.Unlock()
-	c.queue.close() // what is queued is still read, then err
+	c.queue.Close() // what is queued is still read, then err
 	c.log.Warn("mcplive: Streamable HTTP connection ends", "url", shownURL(c.url), "err", err)
 }
 
@@ -260,10 +261,10 @@ func (c *httpConn) goTracked(fn func()) bool {
 	return true
 }
 
-// sessionUpdated learns the negotiated version: it goes in a header on
+// SessionUpdated learns the negotiated version: it goes in a header on
 // every later request, and a session of 2025-11-25 or older opens the
 // standalone GET stream.
-func (c *httpConn) sessionUpdated(info SessionInfo) {
+func (c *httpConn) SessionUpdated(info SessionInfo) {
 	c.mu.Lock()
 	c.version = info.ProtocolVersion
 	c.mu.Unlock()
@@ -298,18 +299,7 @@ func (c *httpConn) startGET() {
 	}
 }
 
-func (m outgoing) isRequest() bool { return m.id != nil }
-
-func (m outgoing) what() string {
-	switch {
-	case m.method != "":
-		return m.method
-	default:
-		return "a response"
-	}
-}
-
-func parseOutgoing(msg []byte) (outgoing, error) {
+func parseOutgoing(msg []byte) (jsonrpc.Outgoing, error) {
 	// By hand, as encoding/json would read them (jsonwire.go).
 	var env struct {
 		ID     RawMessage
@@ -317,21 +307,21 @@ func parseOutgoing(msg []byte) (outgoing, error) {
 		Params RawMessage
 	}
 	if err := jsontext.Decode(msg, "message", []jsontext.Field{{Name: "id", Dst: &env.ID}, {Name: "method", Dst: &env.Method}, {Name: "params", Dst: &env.Params}}); err != nil {
-		return outgoing{}, printf.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
+		return jsonrpc.Outgoing{}, printf.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
 	}
-	m := outgoing{method: env.Method}
+	m := jsonrpc.Outgoing{Method: env.Method}
 	if env.Method != "" && len(env.ID) > 0 && string(env.ID) != "null" {
-		m.id = env.ID
+		m.ID = env.ID
 	}
 	if len(env.Params) > 0 && env.Params[0] == '{' {
 		var name, uri string
 		// Best effort: the headers are extras.
 		_ = jsontext.Decode(env.Params, "params", []jsontext.Field{{Name: "name", Dst: &name}, {Name: "uri", Dst: &uri}, {Name: "_meta", Dst: func(v []byte) error {
-			return jsontext.DecodeFields(v, "_meta", []jsontext.Field{{Name: metaProtocolVersion, Dst: &m.version}})
+			return jsontext.DecodeFields(v, "_meta", []jsontext.Field{{Name: metaProtocolVersion, Dst: &m.Version}})
 		}}})
-		m.name = name
-		if m.name == "" {
-			m.name = uri
+		m.Name = name
+		if m.Name == "" {
+			m.Name = uri
 		}
 	}
 	return m, nil
@@ -351,12 +341,12 @@ func (c *httpConn) Write(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return err
 	}
-	return c.writeDescribed(ctx, msg, m)
+	return c.WriteDescribed(ctx, msg, m)
 }
 
-// writeDescribed is Write of a message that the JSON-RPC layer describes
-// (describedWriter): what parseOutgoing would read of it is m.
-func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) error {
+// WriteDescribed is Write of a message that the JSON-RPC layer describes
+// (jsonrpc.DescribedWriter): what parseOutgoing would read of it is m.
+func (c *httpConn) WriteDescribed(ctx context.Context, msg []byte, m jsonrpc.Outgoing) error {
 	return c.writePost(post{ctx: ctx, msg: msg, m: m})
 }
 
@@ -364,7 +354,7 @@ func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) e
 func (c *httpConn) writePost(p post) (err error) {
 	ctx, msg, m := p.ctx, p.msg, p.m
 	defer func() {
-		if err != nil && m.isRequest() && c.failure() != nil && !errors.Is(err, errNotSent) {
+		if err != nil && m.IsRequest() && c.failure() != nil && !errors.Is(err, jsonrpc.ErrNotSent) {
 			// The connection has ended (the server is out of reach, or
 			// ended the session): Read reports it, and the request
 			// fails with the connection, in the same order as every
@@ -375,16 +365,16 @@ func (c *httpConn) writePost(p post) (err error) {
 		}
 	}()
 	if err := c.failure(); err != nil {
-		if m.isRequest() {
+		if m.IsRequest() {
 			// The connection ended before this request was written (a
 			// failure of another request ended it: the listen stream's
 			// re-open, a page of a walk): it certainly never reached the
 			// server, and its caller may send it on the next connection.
-			return &notSent{err}
+			return jsonrpc.NotSent(err)
 		}
 		return err
 	}
-	if m.method == methods.NotifyCancelled && !c.legacy(m) {
+	if m.Method == methods.NotifyCancelled && !c.legacy(m) {
 		// 2026-07-28: closing the request's stream is the cancellation
 		// (the caller's context ended, which closed it); the revision
 		// defines no notification POSTs.
@@ -393,23 +383,23 @@ func (c *httpConn) writePost(p post) (err error) {
 	reqCtx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(c.ctx, cancel)
 	handedOff := false
-	if m.isRequest() {
-		c.track(m.id)
+	if m.IsRequest() {
+		c.track(m.ID)
 	}
 	defer func() {
 		if !handedOff {
 			stop()
 			cancel()
-			c.settle(m.id)
+			c.settle(m.ID)
 		}
 	}()
 
 	resp, err := c.send(reqCtx, methodPost, msg, m, "")
 	if err != nil {
-		if ctx.Err() != nil && m.isRequest() && c.legacy(m) {
+		if ctx.Err() != nil && m.IsRequest() && c.legacy(m) {
 			// The request may have reached the server: tell it to stop,
 			// as the spec asks (a dropped POST does not cancel).
-			c.cancelLater(m.id)
+			c.cancelLater(m.ID)
 		}
 		return err
 	}
@@ -421,7 +411,7 @@ func (c *httpConn) writePost(p post) (err error) {
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.refused(resp, m)
-		if d := retryAfterOf(err); d > 0 && m.isRequest() && resendable(m.method) && p.resends < maxResends && c.failure() == nil {
+		if d := retryAfterOf(err); d > 0 && m.IsRequest() && resendable(m.Method) && p.resends < maxResends && c.failure() == nil {
 			// A list page or the discovery refused for now (429, 503)
 			// with a Retry-After: asked again after it, in the background
 			// (the request stays pending).
@@ -434,16 +424,16 @@ func (c *httpConn) writePost(p post) (err error) {
 				return nil
 			}
 		}
-		if err != nil && !m.isRequest() && m.method != methods.NotifyInitialized && !errors.Is(err, ErrClosed) {
+		if err != nil && !m.IsRequest() && m.Method != methods.NotifyInitialized && !errors.Is(err, ErrClosed) {
 			// One refused notification or response (a cancellation of
 			// a request the server forgot, say) is no broken
 			// connection: HTTP carries on.
-			c.log.Warn("mcplive: the server refused a message", "message", m.what(), "err", err)
+			c.log.Warn("mcplive: the server refused a message", "message", m.What(), "err", err)
 			return nil
 		}
 		return err
 	}
-	if !m.isRequest() {
+	if !m.IsRequest() {
 		// Its body (none, as a rule) is read to its end, not aborted.
 		body := resp.Body
 		detach(body)
@@ -451,11 +441,11 @@ func (c *httpConn) writePost(p post) (err error) {
 			body.Close()
 		}
 		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
-			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
+			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.What())
 		}
 		c.setEstablished()
-		if m.method == methods.NotifyInitialized {
-			// For a session that does not call sessionUpdated: the
+		if m.Method == methods.NotifyInitialized {
+			// For a session that does not call SessionUpdated: the
 			// standalone stream opens once the session is initialized.
 			c.startGET()
 			// The session is ready once the stream is open: a list
@@ -470,7 +460,7 @@ func (c *httpConn) writePost(p post) (err error) {
 	case "application/json":
 		c.setEstablished()
 		handedOff = c.goTracked(func() {
-			defer c.settle(m.id)
+			defer c.settle(m.ID)
 			defer stop()
 			defer cancel()
 			c.readJSON(reqCtx, resp, p)
@@ -478,10 +468,10 @@ func (c *httpConn) writePost(p post) (err error) {
 	case "text/event-stream":
 		c.setEstablished()
 		handedOff = c.goTracked(func() {
-			defer c.settle(m.id)
+			defer c.settle(m.ID)
 			defer stop()
 			defer cancel()
-			c.follow(reqCtx, resp, &p, m.method)
+			c.follow(reqCtx, resp, &p, m.Method)
 		})
 	default:
 		resp.Body.Close()
@@ -490,7 +480,7 @@ func (c *httpConn) writePost(p post) (err error) {
 			what = printf.Sprintf("%s and no body", resp.Status)
 		}
 		err := printf.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
-			ErrProtocol, m.method, what)
+			ErrProtocol, m.Method, what)
 		return c.dialErr(err, "is this URL an MCP endpoint?")
 	}
 	if !handedOff {
@@ -503,9 +493,9 @@ func (c *httpConn) writePost(p post) (err error) {
 // legacy reports whether a message belongs to a 2025-11-25 (or older)
 // session, where a dropped request is not cancelled without
 // notifications/cancelled.
-func (c *httpConn) legacy(m outgoing) bool {
-	if m.version != "" {
-		return m.version < modernVersion
+func (c *httpConn) legacy(m jsonrpc.Outgoing) bool {
+	if m.Version != "" {
+		return m.Version < modernVersion
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -525,7 +515,7 @@ func (c *httpConn) cancelLater(id RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.writeDescribed(ctx, b, outgoing{method: methods.NotifyCancelled})
+		_ = c.WriteDescribed(ctx, b, jsonrpc.Outgoing{Method: methods.NotifyCancelled})
 	})
 }
 
@@ -566,7 +556,7 @@ func (c *httpConn) Close() error {
 		if c.err == nil {
 			c.err = printf.Errorf("%w by the client", ErrClosed)
 		}
-		c.queue.drop()
+		c.queue.Drop()
 		sid, expired, version := c.sessionID, c.expired, c.version
 		var inflight []RawMessage
 		for id := range c.inflight {
@@ -588,12 +578,12 @@ func (c *httpConn) Close() error {
 					if err != nil {
 						continue
 					}
-					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: methods.NotifyCancelled}, ""); err == nil {
+					if resp, err := c.sendOnce(ctx, methodPost, b, jsonrpc.Outgoing{Method: methods.NotifyCancelled}, ""); err == nil {
 						resp.Body.Close()
 					}
 				}
 			}
-			if resp, err := c.sendOnce(ctx, methodDelete, nil, outgoing{}, ""); err == nil {
+			if resp, err := c.sendOnce(ctx, methodDelete, nil, jsonrpc.Outgoing{}, ""); err == nil {
 				resp.Body.Close()
 			}
 			cancel()
@@ -606,10 +596,10 @@ func (c *httpConn) Close() error {
 	return nil
 }
 
-// pushes reports whether the server can tell this connection of changes
+// Pushes reports whether the server can tell this connection of changes
 // between requests: false once a 2025-11-25 server answered the
 // standalone stream's GET with 405 (a stateless server).
-func (c *httpConn) pushes() bool {
+func (c *httpConn) Pushes() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.noPush
@@ -642,7 +632,7 @@ func (c *httpConn) noteSession(resp *httpResponse) {
 // the wait for the answer is bounded by the dial timeout, and a failure
 // wraps ErrDial. A 401 goes through OnUnauthorized, which may have the
 // request sent once more.
-func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+func (c *httpConn) send(ctx context.Context, method string, msg []byte, m jsonrpc.Outgoing, lastEventID string) (*httpResponse, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := c.sendOnce(ctx, method, msg, m, lastEventID)
 		if err != nil {
@@ -659,7 +649,7 @@ func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoi
 	}
 }
 
-func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
+func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m jsonrpc.Outgoing, lastEventID string) (*httpResponse, error) {
 	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
 	if req.Header == nil {
 		req.Header = Header{}
@@ -686,8 +676,8 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	c.mu.Lock()
 	sid, version, established := c.sessionID, c.version, c.established
 	c.mu.Unlock()
-	if m.version != "" {
-		version = m.version
+	if m.Version != "" {
+		version = m.Version
 	}
 	switch method {
 	case methodPost:
@@ -702,15 +692,15 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	if version != "" {
 		req.Header.Set(headerProtocolVersion, version)
 	}
-	if version >= modernVersion && m.method != "" && m.isRequest() {
-		req.Header.Set(headerMethod, m.method)
-		switch m.method {
+	if version >= modernVersion && m.Method != "" && m.IsRequest() {
+		req.Header.Set(headerMethod, m.Method)
+		switch m.Method {
 		case methods.CallTool, methods.GetPrompt, methods.ReadResource:
-			if m.name != "" {
-				req.Header.Set(headerName, encodeHeaderValue(m.name))
+			if m.Name != "" {
+				req.Header.Set(headerName, encodeHeaderValue(m.Name))
 			}
-			if m.method == methods.CallTool {
-				c.setParamHeaders(req.Header, m.name, msg)
+			if m.Method == methods.CallTool {
+				c.setParamHeaders(req.Header, m.Name, msg)
 			}
 		}
 	}
@@ -746,8 +736,8 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 			if method == methodPost && unwritten(err) {
 				// The connection ended (another request's failure ended
 				// it) before this request was written: it never reached
-				// the server (errNotSent).
-				return nil, &notSent{c.closedErr()}
+				// the server (jsonrpc.ErrNotSent).
+				return nil, jsonrpc.NotSent(c.closedErr())
 			}
 			return nil, c.closedErr()
 		}
@@ -775,21 +765,11 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m ou
 	c.fail(err)
 	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
 		// This request certainly never reached the server: its caller
-		// may send it again on the next connection (errNotSent).
-		return nil, &notSent{err}
+		// may send it again on the next connection (jsonrpc.ErrNotSent).
+		return nil, jsonrpc.NotSent(err)
 	}
 	return nil, err
 }
-
-// errNotSent matches the error of a request that never reached the server
-// (the connection to it could not be made or written): sending it again
-// on a new connection cannot run it twice.
-var errNotSent = errors.New("mcplive: the request was not sent")
-
-type notSent struct{ err error }
-
-func (e *notSent) Error() string   { return e.err.Error() }
-func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
 
 // cancelOnClose ends a request's context when its body is closed.
 type cancelOnClose struct {

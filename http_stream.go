@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -28,12 +29,12 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 		if ctx.Err() != nil {
 			return // the caller stopped waiting, or Close
 		}
-		c.lost(p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.method, err), 0)
+		c.lost(p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.Method, err), 0)
 	case int64(len(b)) > c.limit:
-		c.failID(p.m.id, printf.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.method, c.limit))
+		c.failID(p.m.ID, printf.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.Method, c.limit))
 	default:
-		c.settle(p.m.id) // answered before the caller can see it
-		c.enqueue(inbound{msg: b, forID: p.m.id, sole: true})
+		c.settle(p.m.ID) // answered before the caller can see it
+		c.enqueue(jsonrpc.Inbound{Msg: b, ForID: p.m.ID, Sole: true})
 	}
 }
 
@@ -41,7 +42,7 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 type post struct {
 	ctx     context.Context // the Write's: it ends with the request
 	msg     []byte
-	m       outgoing
+	m       jsonrpc.Outgoing
 	resends int // how many times it was sent again
 }
 
@@ -66,11 +67,11 @@ func resendable(method string) bool {
 // when, else after a short delay); any other fails with why. The
 // connection and every other request carry on.
 func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
-	if !resendable(p.m.method) || p.resends >= maxResends || p.ctx.Err() != nil {
-		c.failID(p.m.id, why)
+	if !resendable(p.m.Method) || p.resends >= maxResends || p.ctx.Err() != nil {
+		c.failID(p.m.ID, why)
 		return
 	}
-	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.method, "why", why.Error())
+	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.Method, "why", why.Error())
 	delay := reopenDelay << p.resends
 	if retryAfter > 0 {
 		delay = retryAfter
@@ -84,7 +85,7 @@ func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
 	}
 	p.resends++
 	if err := c.writePost(p); err != nil {
-		c.failID(p.m.id, err)
+		c.failID(p.m.ID, err)
 	}
 }
 
@@ -95,7 +96,7 @@ func (c *httpConn) failID(id RawMessage, err error) {
 		return
 	}
 	c.settle(id)
-	c.enqueue(inbound{forID: id, fail: err})
+	c.enqueue(jsonrpc.Inbound{ForID: id, Fail: err})
 }
 
 // Stream resumption: an attempt waits the server's retry time, or
@@ -121,7 +122,7 @@ const (
 func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what string) {
 	var id RawMessage
 	if p != nil {
-		id = p.m.id
+		id = p.m.ID
 	} else {
 		defer c.signalGET()
 	}
@@ -159,10 +160,10 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 					// Nothing could be resumed: what the server said while
 					// the stream was down is lost. The session re-lists
 					// everything.
-					c.enqueue(inbound{gap: true})
+					c.enqueue(jsonrpc.Inbound{Gap: true})
 				}
 				if wasDown {
-					c.enqueue(inbound{liveness: true})
+					c.enqueue(jsonrpc.Inbound{Liveness: true})
 				}
 				c.signalGET()
 			}
@@ -182,7 +183,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 			// ended without its answer: the server may be going away,
 			// and its kept-alive connections with it. They are dropped,
 			// so that the next request dials: a refused dial proves that
-			// request unsent (errNotSent), a write on a dead connection
+			// request unsent (jsonrpc.ErrNotSent), a write on a dead connection
 			// proves nothing.
 			c.closeIdle()
 		}
@@ -245,10 +246,10 @@ func (c *httpConn) readEvents(sr *sseReader, id RawMessage, answered func()) (pr
 		if id != nil && isResponseTo(ev.data, id) {
 			answered()   // the caller, done, must not abort the stream's end
 			c.settle(id) // answered before the caller can see it
-			c.enqueue(inbound{msg: ev.data, forID: id})
+			c.enqueue(jsonrpc.Inbound{Msg: ev.data, ForID: id})
 			return true, true, nil
 		}
-		c.enqueue(inbound{msg: ev.data, forID: id})
+		c.enqueue(jsonrpc.Inbound{Msg: ev.data, ForID: id})
 	}
 }
 
@@ -262,7 +263,7 @@ func isResponseTo(msg []byte, id RawMessage) bool {
 	idOK, answered, is := false, false, false
 	jsontext.WalkMembersUntil(msg, func(key []byte, i int) bool {
 		// A null method or error counts as none, and so does an empty
-		// method (decodeMessage's rule); a null result is a result.
+		// method (jsonrpc.Decode's rule); a null result is a result.
 		isNull := msg[i] == 'n'
 		emptyString := i+1 < len(msg) && msg[i] == '"' && msg[i+1] == '"'
 		switch {
@@ -297,7 +298,7 @@ func (c *httpConn) reopen(ctx context.Context, id RawMessage, what, lastID strin
 			return nil, nil
 		}
 	}
-	resp, err := c.send(ctx, methodGet, nil, outgoing{}, lastID)
+	resp, err := c.send(ctx, methodGet, nil, jsonrpc.Outgoing{}, lastID)
 	if err != nil {
 		if ctx.Err() != nil || c.failure() != nil {
 			return nil, nil
@@ -391,7 +392,7 @@ func (c *httpConn) pushLost(err error) {
 		if err != nil {
 			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", shownURL(c.url), "err", err.Error())
 		}
-		c.enqueue(inbound{liveness: true})
+		c.enqueue(jsonrpc.Inbound{Liveness: true})
 	}
 	c.signalGET()
 }

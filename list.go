@@ -3,6 +3,7 @@ package mcplive
 import (
 	"context"
 	"errors"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"sync"
 	"time"
 )
@@ -114,7 +115,7 @@ type List[T Item] struct {
 // Update[T] are per kind.
 type list struct {
 	spec   kindSpec
-	events *fifo[func()]
+	events *jsonrpc.Fifo[func()]
 	sync   *syncer   // the Client's refresh of this list
 	none   itemSlice // the kind's empty list
 
@@ -130,7 +131,7 @@ type list struct {
 // changed meanwhile is not in it yet). Called with l.mu held.
 func (l *list) liveAs(status Status) bool { return l.feed && status != StatusStale }
 
-func newList[T Item](spec kindSpec, events *fifo[func()]) *List[T] {
+func newList[T Item](spec kindSpec, events *jsonrpc.Fifo[func()]) *List[T] {
 	none := entries[T](nil)
 	return &List[T]{list{
 		spec:   spec,
@@ -562,10 +563,10 @@ type liveList interface {
 // liveEnv is what a kind's List and its syncer are handed by their owner
 // (a Client): nothing of the owner itself.
 type liveEnv struct {
-	ctx      context.Context // ends when the owner closes
-	wg       *sync.WaitGroup // the syncer's goroutine joins it
-	events   *fifo[func()]   // where the List queues its subscribers' calls
-	sessions *sessionSlot    // the session the walks list on
+	ctx      context.Context       // ends when the owner closes
+	wg       *sync.WaitGroup       // the syncer's goroutine joins it
+	events   *jsonrpc.Fifo[func()] // where the List queues its subscribers' calls
+	sessions *sessionSlot          // the session the walks list on
 	log      Logger
 	raw      bool // keep raw items (Options.RawItems)
 	seed     *Seed

@@ -1,88 +1,10 @@
 package mcplive
 
 import (
-	"context"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"slices"
 	"sync"
 )
-
-// fifo is the package's one queue: unbounded, with one consumer, so that
-// producers (the read loop, list syncers, the HTTP transport's streams)
-// never block on a slow consumer. It carries the session's notifications
-// to its dispatcher (jsonrpc.go), the Client's deliveries to its event
-// goroutine (below), and the Streamable HTTP transport's messages to its
-// Read (http.go).
-type fifo[T any] struct {
-	mu     sync.Mutex
-	items  []T
-	closed bool
-	signal chan struct{}
-}
-
-func (q *fifo[T]) init() { q.signal = make(chan struct{}, 1) }
-
-func (q *fifo[T]) push(v T) {
-	q.mu.Lock()
-	q.items = append(q.items, v)
-	q.mu.Unlock()
-	q.wake()
-}
-
-func (q *fifo[T]) wake() {
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *fifo[T]) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.wake()
-}
-
-// drop closes the queue and discards what it holds.
-func (q *fifo[T]) drop() {
-	q.mu.Lock()
-	q.closed = true
-	clear(q.items)
-	q.items = nil
-	q.mu.Unlock()
-	q.wake()
-}
-
-// pop returns the next item; false once the queue is closed and empty:
-// items pushed before close are still delivered.
-func (q *fifo[T]) pop() (T, bool) {
-	v, ok, _ := q.popCtx(context.Background())
-	return v, ok
-}
-
-// popCtx is pop that gives up with ctx's error when ctx ends first.
-func (q *fifo[T]) popCtx(ctx context.Context) (T, bool, error) {
-	var zero T
-	for {
-		q.mu.Lock()
-		if len(q.items) > 0 {
-			v := q.items[0]
-			q.items[0] = zero
-			q.items = q.items[1:]
-			q.mu.Unlock()
-			return v, true, nil
-		}
-		if q.closed {
-			q.mu.Unlock()
-			return zero, false, nil
-		}
-		q.mu.Unlock()
-		select {
-		case <-q.signal:
-		case <-ctx.Done():
-			return zero, false, ctx.Err()
-		}
-	}
-}
 
 // watchers is the one registry of subscriber callbacks (a list's, the
 // connection state's, a resource URI's): in subscription order, each
@@ -152,11 +74,11 @@ func (w *watchers[T]) still(ids []int) []func(T) {
 // now that are still registered when it runs: one that subscribes later
 // already holds v in what it read, and must not get it again. Called with
 // the owner's lock held, deliveries are queued in the order published.
-func (w *watchers[T]) publish(events *fifo[func()], v T) {
+func (w *watchers[T]) publish(events *jsonrpc.Fifo[func()], v T) {
 	w.mu.Lock()
 	ids := slices.Clone(w.order)
 	w.mu.Unlock()
-	events.push(func() {
+	events.Push(func() {
 		for _, fn := range w.still(ids) {
 			fn(v)
 		}
@@ -171,7 +93,7 @@ func (w *watchers[T]) publish(events *fifo[func()], v T) {
 func (c *Client) eventLoop() {
 	defer close(c.evDone)
 	for {
-		fn, ok := c.events.pop()
+		fn, ok := c.events.Pop()
 		if !ok {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -20,7 +21,7 @@ import (
 // keeps no lists: Client builds both on top of it. All methods are safe for
 // concurrent use.
 type Session struct {
-	rpc  *rpcConn
+	rpc  *jsonrpc.Connection
 	opts Options
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 	feed changeFeed                       // where invalidations go
@@ -44,7 +45,7 @@ type Session struct {
 	listenWG sync.WaitGroup          // the streams' goroutines
 
 	mu        sync.Mutex
-	progress  map[string]*fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)
+	progress  map[string]*jsonrpc.Fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)
 	nextToken int64
 }
 
@@ -98,12 +99,12 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		opts:     o,
 		feed:     feed,
 		subs:     subs,
-		progress: make(map[string]*fifo[progressEvent]),
+		progress: make(map[string]*jsonrpc.Fifo[progressEvent]),
 		listens:  make(map[int64]*listenStream),
 
 		legacyFirst: legacyFirst,
 	}
-	s.rpc = newRPCConn(conn, o.Logger, s.observe, s.handleNotification, s.serverRequests(), o.RequestTimeout)
+	s.rpc = jsonrpc.New(conn, jsonrpc.Options{Log: o.Logger, Observe: s.observe, Notify: s.handleNotification, Handlers: s.serverRequests(), Timeout: o.RequestTimeout, Marshal: marshalJSON})
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
 		if o.ProtocolVersion == "" && s.modern && ctx.Err() == nil &&
@@ -116,11 +117,11 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		}
 		return nil, err
 	}
-	if su, ok := conn.(sessionUpdater); ok {
-		su.sessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
+	if su, ok := conn.(jsonrpc.SessionUpdater); ok {
+		su.SessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
 	}
 	if !s.modern {
-		if err := s.rpc.notifyWrite(ctx, methods.NotifyInitialized, nil); err != nil {
+		if err := s.rpc.Notify(ctx, methods.NotifyInitialized, nil); err != nil {
 			s.rpc.Close()
 			// The session never opened: a failed dial, as initialize's
 			// own failures are (err names the method already).
@@ -144,7 +145,7 @@ func (s *Session) initialize(ctx context.Context) error {
 	}
 	var res InitializeResult
 	if err := decodeInitializeResult(raw, &res); err != nil {
-		return printf.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
+		return printf.Errorf("mcplive: initialize: %w", jsonrpc.ProtocolError("bad initialize result: %v", err))
 	}
 	res.Raw = raw
 	ok := false
@@ -213,33 +214,33 @@ func (s *Session) requestRaw(ctx context.Context, method string, params any) (Ra
 	if err != nil {
 		return nil, printf.Errorf("%s: %w", method, err)
 	}
-	return requestVia(ctx, s, method, params, s.rpc.call)
+	return requestVia(ctx, s, method, params, s.rpc.Call)
 }
 
 // requestPage requests one page of a list, the first when cursor is nil;
-// the walk validates the result itself (see parseEnvelope): the whole
+// the walk validates the result itself (see jsonrpc.Decode): the whole
 // response. Its params are made here, not by withMeta: a cursor, encoded
 // without a map's sorting of keys (cursorParams), and in the modern era
 // the session's _meta (listParams). afterSend, when not nil, runs once
-// the request is written (see callUnchecked).
-func (s *Session) requestPage(ctx context.Context, method string, cursor *string, afterSend func()) (*wireMessage, error) {
+// the request is written (see jsonrpc.Connection.CallUnchecked).
+func (s *Session) requestPage(ctx context.Context, method string, cursor *string, afterSend func()) (*jsonrpc.Message, error) {
 	var params any
 	if mp := s.meta.Load(); s.modern && mp != nil {
 		params = listParams{cursor: cursor, meta: mp.raw, version: mp.version}
 	} else if cursor != nil {
 		params = cursorParams{*cursor}
 	}
-	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*wireMessage, error) {
-		return s.rpc.callUnchecked(ctx, method, params, afterSend)
+	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+		return s.rpc.CallUnchecked(ctx, method, params, afterSend)
 	})
 }
 
-// requestVia sends a request whose params are ready with the rpcConn
+// requestVia sends a request whose params are ready with the jsonrpc.Connection
 // call given, and names its errors.
 func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
 	var none R
 	// The connection bounds the request by s.opts.RequestTimeout
-	// (newRPCConn; jsonrpc.go).
+	// (jsonrpc.New).
 	raw, err := call(ctx, method, params)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -265,7 +266,7 @@ func (s *Session) requestLong(ctx context.Context, method string, params any, on
 	if err != nil {
 		return nil, printf.Errorf("%s: %w", method, err)
 	}
-	raw, err := s.rpc.callWith(ctx, method, params, onID)
+	raw, err := s.rpc.CallWith(ctx, method, params, onID)
 	if err != nil {
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
@@ -284,7 +285,7 @@ func (s *Session) requestInto(ctx context.Context, method string, params, v any,
 		return err
 	}
 	if err := decodeResult(res, v); err != nil {
-		return printf.Errorf("%s: %w", method, protocolError("bad result: %v", err))
+		return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("bad result: %v", err))
 	}
 	if raw != nil {
 		*raw = res
@@ -377,10 +378,10 @@ func (s *Session) withProgress(params map[string]any, fn func(Progress), call fu
 	var err error
 	go func() {
 		err = call()
-		q.push(progressEvent{end: true})
+		q.Push(progressEvent{end: true})
 	}()
 	for {
-		ev, _ := q.pop()
+		ev, _ := q.Pop()
 		if ev.end {
 			return err // written before the end was pushed
 		}
@@ -470,9 +471,9 @@ func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri
 		func(ctx context.Context) error { return s.unsubscribeSend(ctx, uri) })
 }
 
-func (s *Session) addProgress() (string, *fifo[progressEvent]) {
-	q := new(fifo[progressEvent])
-	q.init()
+func (s *Session) addProgress() (string, *jsonrpc.Fifo[progressEvent]) {
+	q := new(jsonrpc.Fifo[progressEvent])
+	q.Init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextToken++
@@ -489,7 +490,7 @@ func (s *Session) removeProgress(token string) {
 
 // abort ends the connection with reason (a dead peer found by the
 // heartbeat); requests in flight fail with it.
-func (s *Session) abort(reason error) { s.rpc.shutdown(reason) }
+func (s *Session) abort(reason error) { s.rpc.Shutdown(reason) }
 
 // The change feed: a session turns what it hears into invalidations, "kind
 // K may have changed" and "resource U was updated", and hands them to its
@@ -510,7 +511,7 @@ type changeFeed interface {
 // to its handler, as go-sdk's clientMethodInfos. Handlers run on the
 // session's dispatcher, in arrival order, before Options.OnNotification.
 // The list_changed notifications come from the kind registry (kindTable).
-var notificationHandlers = map[string]func(s *Session, m *wireMessage){
+var notificationHandlers = map[string]func(s *Session, m *jsonrpc.Message){
 	methods.NotifyMessage:          (*Session).onLog,
 	methods.NotifyResourceUpdated:  (*Session).onResourceUpdated,
 	methods.NotifyToolsChanged:     (*Session).onListChanged,
@@ -524,14 +525,14 @@ var notificationHandlers = map[string]func(s *Session, m *wireMessage){
 type livenessFeed interface{ livenessChanged(s *Session) }
 
 // handleNotification runs on the dispatcher goroutine, in arrival order.
-func (s *Session) handleNotification(m *wireMessage) {
-	if m.liveness {
+func (s *Session) handleNotification(m *jsonrpc.Message) {
+	if m.Liveness {
 		if f, ok := s.feed.(livenessFeed); ok {
 			f.livenessChanged(s)
 		}
 		return
 	}
-	if m.gap {
+	if m.Gap {
 		s.onEventsMissed(m)
 		return
 	}
@@ -546,7 +547,7 @@ func (s *Session) handleNotification(m *wireMessage) {
 // observe runs on the read loop for every notification, in order with the
 // responses: it routes a notifications/progress to the call that waits for
 // it (withProgress). It must not block.
-func (s *Session) observe(m *wireMessage) {
+func (s *Session) observe(m *jsonrpc.Message) {
 	if m.Method != methods.NotifyProgress {
 		return
 	}
@@ -559,11 +560,11 @@ func (s *Session) observe(m *wireMessage) {
 	q := s.progress[string(token)]
 	s.mu.Unlock()
 	if q != nil {
-		q.push(progressEvent{p: p})
+		q.Push(progressEvent{p: p})
 	}
 }
 
-func (s *Session) onLog(m *wireMessage) {
+func (s *Session) onLog(m *jsonrpc.Message) {
 	if s.opts.OnLog == nil {
 		return
 	}
@@ -573,7 +574,7 @@ func (s *Session) onLog(m *wireMessage) {
 	}
 }
 
-func (s *Session) onResourceUpdated(m *wireMessage) {
+func (s *Session) onResourceUpdated(m *jsonrpc.Message) {
 	var uri string
 	if jsontext.Decode(m.Params, "params", []jsontext.Field{{Name: "uri", Dst: &uri}}) == nil {
 		s.feed.resourceUpdated(uri)
@@ -583,7 +584,7 @@ func (s *Session) onResourceUpdated(m *wireMessage) {
 // onListChanged invalidates the kinds of a list_changed. It is honoured
 // even when the server did not declare listChanged, as long as it offers
 // the kind at all (servers forget the flag).
-func (s *Session) onListChanged(m *wireMessage) {
+func (s *Session) onListChanged(m *jsonrpc.Message) {
 	kinds := kindsInvalidatedBy(m.Method)
 	caps := s.caps()
 	for _, k := range kinds {
@@ -594,21 +595,21 @@ func (s *Session) onListChanged(m *wireMessage) {
 			return
 		}
 	}
-	s.feed.listChanged(kinds, m.arrivedAt())
+	s.feed.listChanged(kinds, m.ArrivedAt())
 }
 
-// onEventsMissed turns a gap in the transport's messages (entryReader) into
+// onEventsMissed turns a gap in the transport's messages (jsonrpc.EntryReader) into
 // the invalidation of every kind: each list_changed of the kind registry
 // is handled as if it had arrived at the gap (Options.OnNotification sees
 // it too).
-func (s *Session) onEventsMissed(gap *wireMessage) {
+func (s *Session) onEventsMissed(gap *jsonrpc.Message) {
 	var seen []string
 	for _, spec := range kindTable {
 		if slices.Contains(seen, spec.notification) {
 			continue
 		}
 		seen = append(seen, spec.notification)
-		s.handleNotification(&wireMessage{JSONRPC: "2.0", Method: spec.notification, arrived: gap.arrived})
+		s.handleNotification(&jsonrpc.Message{JSONRPC: "2.0", Method: spec.notification, Arrived: gap.Arrived})
 	}
 }
 
@@ -695,7 +696,7 @@ type cursorParams struct {
 	Cursor string `json:"cursor"`
 }
 
-func (p cursorParams) writeParams(b *bytes.Buffer) error {
+func (p cursorParams) WriteParams(b *bytes.Buffer) error {
 	b.WriteString(`{"cursor":`)
 	writeJSONString(b, p.Cursor)
 	b.WriteByte('}')
@@ -703,7 +704,7 @@ func (p cursorParams) writeParams(b *bytes.Buffer) error {
 }
 
 // listParams are the params of a list request in the modern era: the
-// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// cursor, if any, and the request's _meta (already JSON). jsonrpc.MarshalMessage
 // writes them without encoding/json.
 type listParams struct {
 	cursor  *string
@@ -711,18 +712,18 @@ type listParams struct {
 	version string // the protocol version meta names
 }
 
-func (p listParams) describe(m *outgoing) { m.version = p.version }
+func (p listParams) Describe(m *jsonrpc.Outgoing) { m.Version = p.version }
 
 // MarshalJSON is for any code that encodes listParams otherwise (a
 // transport reading a request's params back): the same JSON as
-// marshalMessage writes.
+// jsonrpc.MarshalMessage writes.
 func (p listParams) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	err := p.writeParams(&b)
+	err := p.WriteParams(&b)
 	return b.Bytes(), err
 }
 
-func (p listParams) writeParams(b *bytes.Buffer) error {
+func (p listParams) WriteParams(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	if p.cursor != nil {
 		b.WriteString(`"cursor":`)
