@@ -25,10 +25,6 @@ const (
 	headerLastEventID     = "Last-Event-Id"
 )
 
-// modernVersion is the first protocol version without sessions and the GET
-// stream, and with the Mcp-Method and Mcp-Name headers.
-const modernVersion = "2026-07-28"
-
 // HTTPTransport speaks Streamable HTTP (MCP 2025-11-25 and 2026-07-28):
 // each message is a POST; the server answers a request with one JSON body
 // or an event stream that carries the server's notifications and requests
@@ -245,7 +241,7 @@ func (c *httpConn) failure() error {
 	return c.err
 }
 
-// goLocked starts fn as one of the connection's goroutines unless the
+// goTracked starts fn as one of the connection's goroutines unless the
 // connection is closed. Close waits for them.
 func (c *httpConn) goTracked(fn func()) bool {
 	c.mu.Lock()
@@ -268,7 +264,7 @@ func (c *httpConn) SessionUpdated(info SessionInfo) {
 	c.mu.Lock()
 	c.version = info.ProtocolVersion
 	c.mu.Unlock()
-	if info.ProtocolVersion < modernVersion {
+	if info.ProtocolVersion < firstModernVersion {
 		c.startGET()
 	}
 }
@@ -495,11 +491,11 @@ func (c *httpConn) writePost(p post) (err error) {
 // notifications/cancelled.
 func (c *httpConn) legacy(m jsonrpc.Outgoing) bool {
 	if m.Version != "" {
-		return m.Version < modernVersion
+		return m.Version < firstModernVersion
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.version < modernVersion
+	return c.version < firstModernVersion
 }
 
 // cancelLater sends notifications/cancelled for request id, in the
@@ -566,7 +562,7 @@ func (c *httpConn) Close() error {
 		c.cancel()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), min(c.dialTimeout, 5*time.Second))
-			if version < modernVersion {
+			if version < firstModernVersion {
 				// A dropped request goes on running on the server (the
 				// spec of 2025-11-25); a server may also hold the DELETE
 				// until its requests end (go-sdk does). Cancel them.
@@ -692,7 +688,7 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m js
 	if version != "" {
 		req.Header.Set(headerProtocolVersion, version)
 	}
-	if version >= modernVersion && m.Method != "" && m.IsRequest() {
+	if version >= firstModernVersion && m.Method != "" && m.IsRequest() {
 		req.Header.Set(headerMethod, m.Method)
 		switch m.Method {
 		case methods.CallTool, methods.GetPrompt, methods.ReadResource:
