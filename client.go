@@ -56,6 +56,15 @@ type Client struct {
 	stateSubs watchers[State]
 }
 
+// liveOf makes the List of each kind, with the syncer that keeps it
+// (list.go, newLive).
+var liveOf = map[Kind]func(kindSpec, liveEnv) liveList{
+	KindTools:             newLive[Tool],
+	KindPrompts:           newLive[Prompt],
+	KindResources:         newLive[Resource],
+	KindResourceTemplates: newLive[ResourceTemplate],
+}
+
 // Connect dials url, initializes, and returns once every list the server
 // offers has had its first full sync. A list whose first sync fails has
 // status "error"; Connect itself fails only when the connection or
@@ -81,7 +90,7 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	c.events.Init()
 	c.lists = make(map[Kind]liveList, len(kindTable))
 	for _, spec := range kindTable {
-		c.lists[spec.kind] = spec.newLive(spec, liveEnv{
+		c.lists[spec.kind] = liveOf[spec.kind](spec, liveEnv{
 			ctx: c.ctx, wg: &c.wg, events: &c.events, sessions: &c.sessions, log: o.Logger, raw: o.RawItems,
 			seed: seedOf(o.Seeds, spec.kind),
 		})
