@@ -46,7 +46,7 @@
 //	wasm/               the JavaScript binding: lists and calls handed to JS, no protocol logic
 //	mcplive             this package: Client and its calls; List, its syncer, walker and diff; Session, its eras and kind registry; the transports (websocket*.go, http*.go)
 //	internal/jsonrpc    JSON-RPC 2.0 without MCP: the message codec, Connection (pending calls, dispatcher), call deadlines and the clock, the fifo, the transport contract (Conn, Inbound, Outgoing, the optional interfaces)
-//	internal/methods, internal/redact, internal/wire, internal/jsfetch, internal/textframes  MCP's method names, the URL as errors show it, the writer handed to the binding, the browser's fetch and text frames
+//	internal/methods, internal/redact, internal/wire, internal/jsfetch, internal/textframes, internal/listpos  MCP's method names, the URL as errors show it, the writer handed to the binding, the browser's fetch and text frames, where a walk found the last list's items
 //	internal/jsontext   JSON that knows nothing of MCP: the scanner, writer and field reader
 //	internal/printf     fmt's formatting of the verbs the wasm uses, without fmt
 //

@@ -83,19 +83,9 @@ type HTTPTransport struct {
 	Logger Logger
 }
 
-// newHTTPTransport returns the Streamable HTTP transport for rawURL.
-func newHTTPTransport(rawURL string, o Options) (Transport, error) {
-	return &HTTPTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout, Logger: o.Logger}, nil
-}
-
 func (t *HTTPTransport) configured(o Options) Transport {
 	c := *t
-	if c.ReadLimit <= 0 {
-		c.ReadLimit = o.ReadLimit
-	}
-	if c.DialTimeout <= 0 {
-		c.DialTimeout = o.DialTimeout
-	}
+	o.fillLimits(&c.ReadLimit, &c.DialTimeout)
 	if c.Logger == nil {
 		c.Logger = o.Logger
 	}

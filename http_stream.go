@@ -72,15 +72,11 @@ func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
 		return
 	}
 	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.Method, "why", why.Error())
-	delay := reopenDelay << p.resends
+	delay := backoffDelay(reopenDelay, maxReopenDelay, p.resends, false, 0)
 	if retryAfter > 0 {
 		delay = retryAfter
 	}
-	t := time.NewTimer(delay)
-	select {
-	case <-t.C:
-	case <-p.ctx.Done():
-		t.Stop()
+	if !sleep(p.ctx, delay) {
 		return
 	}
 	p.resends++

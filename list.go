@@ -6,6 +6,8 @@ import (
 	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"sync"
 	"time"
+
+	"github.com/mcplive/mcplive/internal/listpos"
 )
 
 // Status is the state of one live list.
@@ -176,13 +178,31 @@ func (l *list) watch(fn func(ViewUpdate)) (cancel func()) {
 	return func() { remove() }
 }
 
+// alignment is a walk's new list by positions in the list it started
+// from, the list of version base (relister.runs; runs nil: not known),
+// with room for what the diff and the update derive from it: after a
+// change of a few items, one allocation for all of it.
+type alignment struct {
+	base    uint64
+	runs    []int
+	pos     listpos.Positions // what the update hands on (apply)
+	runsBuf [6]int
+	idx     [3][2]int // diffRuns's added, removed and changed, while few
+}
+
 // apply swaps in a new list with status and err, computes the diff against
 // the current items and queues one update. It reports whether anything
-// visible changed.
-func (l *list) apply(items itemSlice, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint) bool {
+// visible changed. al is items by positions in the current items, when
+// the walk knew it (nil: not known): it holds while the current items are
+// still those of version al.base (items change only with the version).
+func (l *list) apply(items itemSlice, status Status, err error, cause Cause, latency time.Duration, cache *CacheHint, al *alignment) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	added, removed, changed, reordered, unique := diff(l.snap.Items.(itemSlice), items, l.unique)
+	if al != nil && al.base != l.snap.Version {
+		al = nil
+	}
+	oldUnique := l.unique
+	added, removed, changed, reordered, unique, rem := diff(l.snap.Items.(itemSlice), items, oldUnique, al)
 	itemsChanged := added.Len()+removed.Len()+changed.Len() > 0 || reordered
 	if !itemsChanged && status == l.snap.Status && sameErr(err, l.snap.Err) && sameHint(cache, l.snap.Cache) {
 		// Only the time of the walk moved: readers see it, subscribers
@@ -198,6 +218,10 @@ func (l *list) apply(items itemSlice, status Status, err error, cause Cause, lat
 	}
 	l.snap = next
 	u := ViewUpdate{ViewSnapshot: next, Added: added, Removed: removed, Changed: changed, Cause: cause}
+	if itemsChanged && al != nil && al.runs != nil {
+		al.pos = listpos.Positions{Runs: al.runs, RemovedAt: rem}
+		u.pos = &al.pos
+	}
 	if cause == CauseNotification {
 		u.Latency = latency
 	}
@@ -248,7 +272,9 @@ func (l *list) markStale() {
 }
 
 // markUnsupported empties the list of a kind the server does not offer.
-func (l *list) markUnsupported(cause Cause) { l.apply(l.none, StatusUnsupported, nil, cause, 0, nil) }
+func (l *list) markUnsupported(cause Cause) {
+	l.apply(l.none, StatusUnsupported, nil, cause, 0, nil, nil)
+}
 
 // setLive records whether the server tells this client of changes; a
 // stale list shows it live once it is re-listed (liveAs).
@@ -280,18 +306,20 @@ func sameErr(a, b error) bool {
 // oldUnique says that old has no repeated key (known from the diff that
 // made it current); curUnique says the same of cur, for the next diff.
 //
-// Most diffs are of lists that differ in a few places: they are compared
-// side by side (diffAligned), without hashing every key of both lists; in
-// wasm, where maps hash without AES, two maps of 10,000 keys cost more than
-// the rest of the diff.
-func diff(old, cur itemSlice, oldUnique bool) (added, removed, changed itemSlice, reordered, curUnique bool) {
-	if oldUnique {
-		if add, rem, chg, ok := diffAligned(old, cur); ok {
-			return cur.pick(add), old.pick(rem), cur.pick(chg), false, true
+// Most diffs are of lists that differ in a few places: given al, the walk's
+// alignment of cur with old, they are compared in the places where the
+// walk found new items (diffRuns), without hashing every key of both
+// lists; in wasm, where maps hash without AES, two maps of 10,000 keys
+// cost more than the rest of the diff. rem is the positions of removed in
+// old.
+func diff(old, cur itemSlice, oldUnique bool, al *alignment) (added, removed, changed itemSlice, reordered, curUnique bool, rem []int) {
+	if oldUnique && al != nil && al.runs != nil {
+		if add, rem, chg, ok := diffRuns(old, cur, al.runs, &al.idx); ok {
+			return cur.pick(add), old.pick(rem), cur.pick(chg), false, true, rem
 		}
 	}
 	nOld, nCur := old.Len(), cur.Len()
-	var add, rem, chg []int
+	var add, chg []int
 	oldByKey := make(map[string]int, nOld)
 	for i := range nOld {
 		k := old.Key(i)
@@ -328,68 +356,59 @@ func diff(old, cur itemSlice, oldUnique bool) (added, removed, changed itemSlice
 	if nOld != nCur {
 		reordered = reordered || (len(add) == 0 && len(rem) == 0)
 	}
-	return cur.pick(add), old.pick(rem), cur.pick(chg), reordered, curUnique
+	return cur.pick(add), old.pick(rem), cur.pick(chg), reordered, curUnique, rem
 }
 
-// maxAligned bounds the keys that differ in place for diffAligned: each
-// costs a comparison with every key of the list.
-const maxAligned = 16
-
-// lookAhead is how far diffAligned looks for the key it expected.
-const lookAhead = 8
-
-// diffAligned is diff for an old list without repeated keys and a new one
-// that keeps the others' order: both are walked side by side, and where
-// their keys part, a few items on either side are taken as added or
-// removed (at most maxAligned in all, each found within lookAhead). It
-// gives up (ok false) on more, on a key that moved, and on a new list that
-// repeats a key, which diff then compares by key. With add and rem empty,
-// the lists have the same keys in the same order: not reordered.
-func diffAligned(old, cur itemSlice) (add, rem, chg []int, ok bool) {
+// diffRuns is diff for an old list without repeated keys and a new one
+// given by runs, its alignment with old (relister.runs): a reused run is
+// old's items as they are; the fresh items between two reused runs are
+// changed versions of old's items between them, with the same key in the
+// same order, or added; old's other items there are removed. It gives up
+// (ok false) on a reused run that goes back (a move), on more than
+// maxAligned added items, and on an added key that old has (a move) or
+// that is added twice (a repeat), which diff then compares by key. It
+// compares keys only in the gaps of the reused runs.
+func diffRuns(old, cur itemSlice, runs []int, idx *[3][2]int) (add, rem, chg []int, ok bool) {
 	nOld, nCur := old.Len(), cur.Len()
-	i, j := 0, 0
-	for i < nOld || j < nCur {
-		if len(add)+len(rem) > maxAligned {
+	add, rem, chg = idx[0][:0], idx[1][:0], idx[2][:0]
+	i, o := 0, 0 // the next items of cur and of old
+	fresh := 0   // items of cur from i on, decoded anew
+	// Past the last run, the gap up to the end of old.
+	for r := 0; r <= len(runs); r += 2 {
+		x, n := nOld, 0
+		if r < len(runs) {
+			if x, n = runs[r], runs[r+1]; x < 0 {
+				fresh += n
+				continue
+			}
+		}
+		if x < o || x+n > nOld || i+fresh+n > nCur {
 			return nil, nil, nil, false
 		}
-		if i < nOld && j < nCur {
-			k := old.Key(i)
-			if k == cur.Key(j) {
-				if !sameBytes(old.RawJSON(i), cur.RawJSON(j)) {
-					chg = append(chg, j)
+		// The gap: old[o:x] and the fresh items before x.
+		for ; fresh > 0; fresh, i = fresh-1, i+1 {
+			p := indexKey(old, cur.Key(i), o, x)
+			if p < 0 {
+				if len(add) >= maxAligned {
+					return nil, nil, nil, false
 				}
-				i, j = i+1, j+1
+				add = append(add, i)
 				continue
 			}
-			// Items added before old's next key, or removed before
-			// cur's; otherwise old's is replaced by cur's.
-			if d := indexKey(cur, k, j+1, min(nCur, j+1+lookAhead)); d > 0 {
-				for ; j < d; j++ {
-					add = append(add, j)
-				}
-				continue
+			for ; o < p; o++ {
+				rem = append(rem, o)
 			}
-			if d := indexKey(old, cur.Key(j), i+1, min(nOld, i+1+lookAhead)); d > 0 {
-				for ; i < d; i++ {
-					rem = append(rem, i)
-				}
-				continue
-			}
+			chg = append(chg, i)
+			o++
 		}
-		if i < nOld {
-			rem = append(rem, i)
-			i++
+		for ; o < x; o++ {
+			rem = append(rem, o)
 		}
-		if j < nCur {
-			add = append(add, j)
-			j++
-		}
+		i, o = i+n, x+n
 	}
-	if len(add)+len(rem) > maxAligned {
+	if i != nCur {
 		return nil, nil, nil, false
 	}
-	// An added key that old has is a move or a repeat; two added keys
-	// alike are a repeat. (A removed key that cur has is one of these.)
 	for n, a := range add {
 		k := cur.Key(a)
 		if hasKey(old, k, 0, nOld) {
@@ -403,6 +422,10 @@ func diffAligned(old, cur itemSlice) (add, rem, chg []int, ok bool) {
 	}
 	return add, rem, chg, true
 }
+
+// maxAligned bounds the items diffRuns takes as added: each costs a
+// comparison with every key of the list.
+const maxAligned = 16
 
 // indexKey returns the index of key k in e[from:to], or -1.
 func indexKey(e Entries, k string, from, to int) int {
@@ -660,11 +683,13 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 	if sess == nil {
 		return // no session: the next one re-lists everything
 	}
-	prev := l.view().Items
+	before := l.view()
+	prev := before.Items
 	b := w.newBuilder(prev)
 	seed := w.seed
 	w.seed = nil
 	var cache *CacheHint
+	al := &alignment{base: before.Version}
 	var err error
 	if cause == CauseInitial && seed.fresh(time.Now()) {
 		// Fresh from an earlier run: no walk (caching, 2026-07-28).
@@ -672,24 +697,29 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 		if err != nil {
 			w.log.Warn("mcplive: a kept list does not read; walking it", "kind", l.spec.kind, "err", err)
 			b = w.newBuilder(prev)
+		} else if prev.Len() == 0 {
+			al.runs = freshRuns(al.runsBuf[:0], b.items().Len())
 		}
 	}
 	if cache == nil {
-		cache, err = relist(ctx, sess, l.spec, prev, b)
+		cache, al.runs, err = relist(ctx, sess, l.spec, prev, b, al.runsBuf[:0])
 		var refused *cursorRefusedError
 		if errors.As(err, &refused) {
 			w.log.Info("mcplive: the server refused a cursor; walking the list again from its first page", "kind", l.spec.kind, "err", err.Error())
 			b = w.newBuilder(prev)
-			cache, err = relist(ctx, sess, l.spec, prev, b)
+			cache, al.runs, err = relist(ctx, sess, l.spec, prev, b, al.runsBuf[:0])
 		}
 	}
 	var items itemSlice
 	if err == nil {
 		items = sess.listed(l.spec.kind, b.items())
+		if items.Len() != b.items().Len() {
+			al.runs = nil // tools left out (paramMirror): diff aligns the lists itself
+		}
 	}
 	w.sessions.ifCurrent(sess, epoch, func() {
 		if err == nil {
-			l.apply(items, StatusReady, nil, cause, time.Since(since), cache)
+			l.apply(items, StatusReady, nil, cause, time.Since(since), cache, al)
 			return
 		}
 		select {

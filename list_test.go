@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/listpos"
 	"github.com/mcplive/mcplive/internal/mcptest"
 	"github.com/mcplive/mcplive/internal/scripted"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -967,6 +968,75 @@ func TestLiveDiffRandomLists(t *testing.T) {
 					}
 				}
 				prev, prevOrder = cur, order
+			}
+		})
+	}
+}
+
+// The positions a re-list hands on (listpos, which the wasm binding's
+// positional messages are read from) give the new list from the last one
+// and the update's Added and Changed, and RemovedAt its Removed: a change,
+// an addition and a removal over a real walk of several pages, with both
+// item forms.
+func TestLivePositionsOfAWalk(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []bool{false, true} {
+		t.Run(fmt.Sprint("raw=", raw), func(t *testing.T) {
+			t.Parallel()
+			srv := liveScripted(t, `{"tools":{"listChanged":true}}`, 3)
+			var tools []json.RawMessage
+			for i := range 10 {
+				tools = append(tools, scripted.Tool(fmt.Sprint("t", i)))
+			}
+			srv.Set(scripted.Tools, tools...)
+			o := liveOptions()
+			o.RawItems = raw
+			c := liveConnect(t, srv.URL, o)
+			before := c.Tools().View()
+			ups := make(chan mcplive.ViewUpdate, 4)
+			defer c.Tools().WatchView(func(u mcplive.ViewUpdate) { ups <- u })()
+			srv.Update(scripted.Tools, func(items []json.RawMessage) []json.RawMessage {
+				items[4] = scripted.Tool("t4", "changed")
+				items = slices.Delete(items, 7, 8)
+				return append(items[:2], append([]json.RawMessage{scripted.Tool("new")}, items[2:]...)...)
+			})
+			srv.Notify(liveNotifyTools, nil)
+			var u mcplive.ViewUpdate
+			select {
+			case u = <-ups:
+			case <-time.After(time.Minute):
+				t.Fatal("no update")
+			}
+			p, ok := listpos.Of(&u)
+			if !ok || u.Version != before.Version+1 {
+				t.Fatalf("update v%d (before v%d): positions known %v", u.Version, before.Version, ok)
+			}
+			if want := []int{0, 2, -1, 1, 2, 2, -1, 1, 5, 2, 8, 2}; !slices.Equal(p.Runs, want) {
+				t.Errorf("runs %v, want %v", p.Runs, want)
+			}
+			if !slices.Equal(p.RemovedAt, []int{7}) || u.Removed.Key(0) != "t7" {
+				t.Errorf("removedAt %v, removed %v", p.RemovedAt, u.Removed)
+			}
+			same := func(a, b mcplive.RawMessage) bool { return len(a) == len(b) && &a[0] == &b[0] }
+			i, a, ch := 0, 0, 0
+			for r := 0; r < len(p.Runs); r += 2 {
+				x, n := p.Runs[r], p.Runs[r+1]
+				for k := range n {
+					got := u.Items.RawJSON(i)
+					switch {
+					case x >= 0 && same(before.Items.RawJSON(x+k), got):
+					case x < 0 && a < u.Added.Len() && same(u.Added.RawJSON(a), got):
+						a++
+					case x < 0 && ch < u.Changed.Len() && same(u.Changed.RawJSON(ch), got):
+						ch++
+					default:
+						t.Fatalf("item %d (%s) is not what runs %v say", i, u.Items.Key(i), p.Runs)
+					}
+					i++
+				}
+			}
+			if i != u.Items.Len() || a != u.Added.Len() || ch != u.Changed.Len() {
+				t.Errorf("runs %v give %d items (%d added, %d changed) of %d (%d, %d)", p.Runs, i, a, ch, u.Items.Len(), u.Added.Len(), u.Changed.Len())
 			}
 		})
 	}

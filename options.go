@@ -156,6 +156,18 @@ func (o *Options) withDefaults() Options {
 	return r
 }
 
+// fillLimits sets a transport's read limit and dial timeout from o where
+// the transport sets none of its own: the one place a transport of this
+// package takes them (NewTransport, NewSession; see configurable).
+func (o Options) fillLimits(readLimit *int64, dialTimeout *time.Duration) {
+	if *readLimit <= 0 {
+		*readLimit = o.ReadLimit
+	}
+	if *dialTimeout <= 0 {
+		*dialTimeout = o.DialTimeout
+	}
+}
+
 // Logger receives the client's diagnostics. *slog.Logger satisfies it; the
 // package does not import log/slog itself, which keeps it out of the wasm.
 // A Logger that also has Debug(msg string, args ...any) gets the records of

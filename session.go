@@ -61,16 +61,14 @@ func NewSession(ctx context.Context, t Transport, opts *Options) (*Session, erro
 // newSession connects through t and initializes. The session hands what it
 // hears to feed and keeps its resource subscribers in subs (a Client's
 // sessions share the Client's). legacyFirst: the server was found to be
-// of the legacy era before (era.go, open).
+// of the legacy era before (era.go, open). o has its defaults
+// (Options.withDefaults: both callers default it).
 //
 // The whole opening (the dial, the probe, initialize, and a retry with
 // initialize on a new connection) is bounded by o.DialTimeout, over every
 // transport: a server that accepts and never answers fails after the dial
 // timeout with ErrTimeout and ErrDial, not after a probe and a retry.
 func newSession(ctx context.Context, t Transport, o Options, feed changeFeed, subs *resourceSubs, legacyFirst bool) (*Session, error) {
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = DefaultDialTimeout
-	}
 	octx, cancel := context.WithTimeoutCause(ctx, o.DialTimeout, errOpeningTimeout)
 	defer cancel()
 	s, err := openSession(octx, t, o, feed, subs, legacyFirst)

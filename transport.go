@@ -72,9 +72,9 @@ func NewTransport(rawURL string, opts *Options) (Transport, error) {
 	}
 	switch strings.ToLower(scheme) {
 	case "ws", "wss":
-		return &WebSocketTransport{URL: rawURL, ReadLimit: o.ReadLimit, DialTimeout: o.DialTimeout}, nil
+		return (&WebSocketTransport{URL: rawURL}).configured(o), nil
 	case "http", "https":
-		return newHTTPTransport(rawURL, o)
+		return (&HTTPTransport{URL: rawURL}).configured(o), nil
 	default:
 		return nil, printf.Errorf("mcplive: server URL %q: unsupported scheme %q (use ws://, wss://, http:// or https://)", rawURL, scheme)
 	}

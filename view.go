@@ -2,6 +2,8 @@ package mcplive
 
 import (
 	"time"
+
+	"github.com/mcplive/mcplive/internal/listpos"
 )
 
 // ListView is the kind-independent face of a List, for code that serves
@@ -39,6 +41,19 @@ type ViewUpdate struct {
 	Added, Removed, Changed Entries
 	Cause                   Cause
 	Latency                 time.Duration
+	// pos is Items by positions in the items before the update, when the
+	// walk knew them (nil: not known); the wasm binding reads it through
+	// listpos.Of. (A pointer: ViewUpdate stays comparable.)
+	pos *listpos.Positions
+}
+
+func init() {
+	listpos.Of = func(u any) (listpos.Positions, bool) {
+		if p := u.(*ViewUpdate).pos; p != nil {
+			return *p, true
+		}
+		return listpos.Positions{}, false
+	}
 }
 
 // entries views a slice of items as Entries without copying it.

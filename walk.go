@@ -272,62 +272,24 @@ func (s *Session) mirrorsParams() bool {
 // or changed: an item whose raw JSON is byte for byte one of prev's is
 // prev's item, reused as is (b was made from prev). A re-list after one
 // change of a 10,000-item list then decodes one item instead of 10,000,
-// which matters most in wasm, where encoding/json is slow.
-func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder) (*CacheHint, error) {
-	n := prev.Len()
-	if n == 0 {
+// which matters most in wasm, where encoding/json is slow. It returns, with
+// the pages' hints, the alignment of the new list with prev (see
+// relister.runs), which the diff and the wasm binding read rather than
+// align the two lists again.
+// runs are appended to buf.
+func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b builder, buf []int) (*CacheHint, []int, error) {
+	if prev.Len() == 0 {
 		pages, hint, err := s.listPages(ctx, spec)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return hint, decodeItems(spec, pages, b)
+		if err := decodeItems(spec, pages, b); err != nil {
+			return nil, nil, err
+		}
+		return hint, freshRuns(buf, b.items().Len()), nil
 	}
-	// Most items come back in the same order: try prev's next item first,
-	// then a few further on (a removal); then, for the first few items not
-	// found there (a new item, a move), every item of prev; only then look
-	// the raw JSON up in a map, built on first need: in wasm, hashing the
-	// raw JSON of 10,000 items costs more than comparing their lengths a
-	// few times over. The raw JSON of a listed item is never modified, so a
-	// string view of it is a safe map key.
-	var known map[string]int
-	scans := 0
-	lookup := func(raw []byte, next int) (int, bool) {
-		for j := next; j < n && j < next+4; j++ {
-			if sameBytes(prev.RawJSON(j), raw) {
-				return j, true
-			}
-		}
-		if known == nil && scans < maxScans {
-			scans++
-			for j := range n {
-				if sameBytes(prev.RawJSON(j), raw) {
-					return j, true
-				}
-			}
-			return 0, false
-		}
-		if known == nil {
-			known = make(map[string]int, n)
-			for i := range n {
-				if r := prev.RawJSON(i); len(r) > 0 {
-					known[unsafe.String(&r[0], len(r))] = i
-				}
-			}
-		}
-		j, ok := known[string(raw)]
-		return j, ok
-	}
-	method := spec.method
-	b.grow(n + 1)
-	count, next := 0, 0
-	// Reused items are appended in runs, [from, next): one copy per run
-	// rather than one append per item.
-	from := 0
-	flush := func() {
-		if from < next {
-			b.reuse(from, next)
-		}
-	}
+	r := relister{prev: prev, b: b, runs: buf}
+	b.grow(prev.Len() + 1)
 	// Each page is compared with prev while the server makes the next one.
 	p := 0
 	onPage := func(page listPage) error {
@@ -336,34 +298,118 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 		}
 		p++
 		for _, raw := range page.items {
-			if j, ok := lookup(raw, next); ok {
-				if j != next {
-					flush()
-					from = j
-				}
-				next = j + 1
-				count++
-				continue
-			}
-			flush()
-			from = next
-			key, err := b.add(raw)
+			key, fresh, err := r.item(raw)
 			if err != nil {
-				return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("item %d: %v", count, err))
+				return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("item %d: %v", r.count-1, err))
 			}
-			if key == "" {
-				return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("item %d has no %s: %s", count, spec.key, jsontext.Snippet(raw)))
+			if fresh && key == "" {
+				return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("item %d has no %s: %s", r.count-1, spec.key, jsontext.Snippet(raw)))
 			}
-			count++
 		}
 		return nil
 	}
 	hint, err := s.listRaw(ctx, spec, onPage)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	flush()
-	return hint, nil
+	r.flush()
+	return hint, r.runs, nil
+}
+
+// relister compares the items of a re-list with prev's, in order, and
+// builds the new list into b (relist).
+type relister struct {
+	prev Entries
+	b    builder
+	// runs is the new list by positions in prev, as it was built: pairs
+	// (x ≥ 0, n), prev's items x to x+n-1 reused as they are, and (-1, n),
+	// n items decoded anew. A run of prev ends where the next item is not
+	// prev's next one (a fresh item, a jump), and fresh runs are merged:
+	// the wasm binding's positional messages read it as it is.
+	runs []int
+	// Reused items are appended in runs, [from, next): one copy per run
+	// rather than one append per item.
+	from, next int
+	count      int // items so far
+	known      map[string]int
+	scans      int
+}
+
+// item takes the next item of the new list: prev's item when its raw JSON
+// is byte for byte one of prev's, else decoded by the builder (fresh, with
+// its key).
+func (r *relister) item(raw []byte) (key string, fresh bool, err error) {
+	r.count++
+	if j, ok := r.lookup(raw); ok {
+		if j != r.next {
+			r.flush()
+			r.from = j
+		}
+		r.next = j + 1
+		return "", false, nil
+	}
+	r.flush()
+	r.from = r.next
+	if n := len(r.runs); n > 0 && r.runs[n-2] < 0 {
+		r.runs[n-1]++
+	} else {
+		r.runs = append(r.runs, -1, 1)
+	}
+	key, err = r.b.add(raw)
+	return key, true, err
+}
+
+// flush appends the run of prev's items [from, next).
+func (r *relister) flush() {
+	if r.from < r.next {
+		r.b.reuse(r.from, r.next)
+		r.runs = append(r.runs, r.from, r.next-r.from)
+		r.from = r.next
+	}
+}
+
+// lookup returns the position in prev of raw JSON raw. Most items come
+// back in the same order: it tries prev's next item first, then a few
+// further on (a removal); then, for the first few items not found there (a
+// new item, a move), every item of prev; only then it looks the raw JSON up
+// in a map, built on first need: in wasm, hashing the raw JSON of 10,000
+// items costs more than comparing their lengths a few times over. The raw
+// JSON of a listed item is never modified, so a string view of it is a
+// safe map key.
+func (r *relister) lookup(raw []byte) (int, bool) {
+	prev, n, next := r.prev, r.prev.Len(), r.next
+	for j := next; j < n && j < next+4; j++ {
+		if sameBytes(prev.RawJSON(j), raw) {
+			return j, true
+		}
+	}
+	if r.known == nil && r.scans < maxScans {
+		r.scans++
+		for j := range n {
+			if sameBytes(prev.RawJSON(j), raw) {
+				return j, true
+			}
+		}
+		return 0, false
+	}
+	if r.known == nil {
+		r.known = make(map[string]int, n)
+		for i := range n {
+			if raw := prev.RawJSON(i); len(raw) > 0 {
+				r.known[unsafe.String(&raw[0], len(raw))] = i
+			}
+		}
+	}
+	j, ok := r.known[string(raw)]
+	return j, ok
+}
+
+// freshRuns appends to buf the runs of a list of n items all decoded anew.
+func freshRuns(buf []int, n int) []int {
+	if n == 0 {
+		return buf[:0:0]
+	}
+	return append(buf, -1, n)
 }
 
 // maxScans is how many items a re-list looks for in all of prev by

@@ -158,11 +158,6 @@ func (w *wsConn) Close() error {
 
 func (t *WebSocketTransport) configured(o Options) Transport {
 	c := *t
-	if c.ReadLimit <= 0 {
-		c.ReadLimit = o.ReadLimit
-	}
-	if c.DialTimeout <= 0 {
-		c.DialTimeout = o.DialTimeout
-	}
+	o.fillLimits(&c.ReadLimit, &c.DialTimeout)
 	return &c
 }

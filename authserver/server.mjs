@@ -31,6 +31,9 @@
 // For tests: GET /_test/stats answers what it counted so far:
 //   { token: { authorization_code, refresh_token }, authorization, login, consent,
 //     registration, revocation, introspection, refreshErrors }
+// and POST /_test/forget-client?client_id=ID deletes a registered client
+// from the provider's store (the authorization server "forgot" it: the
+// lifecycle tests of a stale registration).
 import { createServer } from "node:http";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -206,6 +209,13 @@ server.on("request", async (req, res) => {
     if (url.pathname.startsWith("/interaction/")) return await interaction(req, res, url);
     if (url.pathname === "/_test/stats") {
       res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*", "cache-control": "no-store" }).end(JSON.stringify(stats));
+      return;
+    }
+    if (url.pathname === "/_test/forget-client" && req.method === "POST") {
+      const id = url.searchParams.get("client_id") ?? "";
+      const known = id !== "mcp-resource-server" && (await provider.Client.adapter.find(id)) !== undefined;
+      if (known) await provider.Client.adapter.destroy(id);
+      res.writeHead(known ? 204 : 404, { "access-control-allow-origin": "*", "cache-control": "no-store" }).end();
       return;
     }
     if (url.pathname === "/reg") {

@@ -510,7 +510,10 @@ export interface ConnectOptions {
    * `Authorization: Bearer <token>`), or `null`/`undefined`/`""` for none;
    * may be async. It is called before every request, so return a cached
    * token; after a 401 it is called with `error` set (see `TokenRequest`):
-   * the hook for an app's own OAuth. `http://` and `https://` only.
+   * the hook for an app's own OAuth. `http://` and `https://` only. A
+   * token with a character RFC 6750 does not allow (a control character, a
+   * space: only letters, digits, `-._~+/`, then `=`) fails the request with
+   * an error that does not show it; it is never sent.
    */
   token?: (request: TokenRequest) => string | null | undefined | Promise<string | null | undefined>;
   /**

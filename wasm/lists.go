@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/listpos"
 	"github.com/mcplive/mcplive/internal/wire"
 )
 
@@ -28,9 +29,11 @@ const causeResync mcplive.Cause = "resync"
 //     Changed), and the positions of the removed items (RemovedAt). A
 //     change of one item of 10,000 is a few numbers: JS parses and copies
 //     no keys, and nobody hashes them.
+//     Read from the positions the walk knew (listpos, seqFrom).
 //   - Keys (with Removed): every key in order, which JS looks up in a map
-//     of what it holds. When Seq cannot say it (see seqOf), and in full
-//     messages.
+//     of what it holds. When Seq cannot say it (see seqFrom; an update
+//     whose positions the walk did not know: a tools list that left tools
+//     out), and in full messages.
 //
 // A status-only change has neither (JS keeps its items). A full message
 // (the first one of each list, and a resync) carries every item in Added;
@@ -68,8 +71,7 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 	var (
 		mu      sync.Mutex
 		started bool
-		sent    uint64          // version JS has
-		held    mcplive.Entries // the items JS has
+		sent    uint64 // version JS has
 	)
 	stop = l.WatchView(func(u mcplive.ViewUpdate) {
 		defer recoverHook("list")
@@ -91,12 +93,15 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 			ok := false
 			if u.Version == sent+1 {
 				msg.Base = sent
-				msg.Seq, msg.RemovedAt, ok = seqOf(held, u.Items, u.Added, u.Changed, u.Removed)
+				if p, known := listpos.Of(&u); known {
+					if msg.Seq, ok = seqFrom(p.Runs, u.Items, u.Added, u.Changed); ok {
+						msg.RemovedAt = p.RemovedAt
+					}
+				}
 			}
-			if !ok { // seqOf left Seq nil
+			if !ok { // seqFrom left Seq nil
 				msg.Keys, msg.Removed = u.Items, u.Removed
 			}
-			held = u.Items
 		}
 		sent = u.Version
 		send(h, &msg)
@@ -106,7 +111,7 @@ func watchList(h *hooks, l mcplive.ListView) (stop func(), again func(mcplive.Ca
 		mu.Lock()
 		defer mu.Unlock()
 		v := l.View()
-		started, sent, held = true, v.Version, v.Items
+		started, sent = true, v.Version
 		send(h, &listMsg{
 			Kind: l.Kind(), Version: v.Version, Status: v.Status, Error: describe(v.Err), Live: v.Live, Cache: v.Cache,
 			Full: true, Keys: v.Items, Added: v.Items, Cause: cause,
@@ -313,116 +318,46 @@ func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// seqOf says cur by positions in prev, the items JS holds (see listMsg):
-// seq holds runs of prev (x, count) and fresh items (-k-1: item k of added
-// then changed), removedAt the positions in prev of removed. An item of
-// cur is prev's when it is the same item (its raw JSON the same bytes in
-// memory, as a re-list reuses an unchanged item), not merely equal; an
-// item of added or changed likewise. ok is false when an item of cur is
-// neither, or a removed item is not in prev: the message then carries the
-// keys. Most of the time each next item is prev's next one; otherwise a few
-// items further on (a removal), and only then an index of prev, made once.
-func seqOf(prev, cur, added, changed, removed mcplive.Entries) (seq, removedAt []int, ok bool) {
-	if prev == nil || cur == nil {
-		return nil, nil, false
-	}
-	n, nAdded, nFresh := prev.Len(), size(added), size(added)+size(changed)
-	var fresh map[*byte]int
-	if nFresh > 0 {
-		fresh = make(map[*byte]int, nFresh)
-		for k := range nFresh {
-			var raw mcplive.RawMessage
-			if k < nAdded {
-				raw = added.RawJSON(k)
-			} else {
-				raw = changed.RawJSON(k - nAdded)
-			}
-			if len(raw) == 0 {
-				return nil, nil, false
-			}
-			fresh[&raw[0]] = k
-		}
-	}
-	var index map[*byte]int // first byte of prev's raw JSON → position
-	find := func(raw mcplive.RawMessage, from int) int {
-		for j := from; j < n && j < from+lookAhead; j++ {
-			if sameItem(prev.RawJSON(j), raw) {
-				return j
-			}
-		}
-		if index == nil {
-			index = make(map[*byte]int, n)
-			for j := range n {
-				if r := prev.RawJSON(j); len(r) > 0 {
-					index[&r[0]] = j
-				}
-			}
-		}
-		if j, ok := index[&raw[0]]; ok && len(prev.RawJSON(j)) == len(raw) {
-			return j
-		}
-		return -1
-	}
-	seq = make([]int, 0, 8)
-	start, count := 0, 0 // the current run of prev
-	flush := func() {
-		if count > 0 {
-			seq = append(seq, start, count)
-		}
-		count = 0
-	}
-	next := 0 // prev's position after the run
-	for i := range cur.Len() {
-		raw := cur.RawJSON(i)
-		if len(raw) == 0 {
-			return nil, nil, false
-		}
-		if count > 0 && next < n && sameItem(prev.RawJSON(next), raw) {
-			count++
-			next++
+// seqFrom says the positional form of an update (see listMsg) from the
+// positions the walk knew (listpos): its runs of the items JS holds as
+// they are, and each fresh item as its place in added then changed (the
+// same item in memory). A changed item that is not fresh is one of the
+// runs (a list that repeats a key): skipped. ok is false, and seq nil, when
+// a fresh item is neither (a repeated key's item, which the diff leaves
+// out): the message then carries the keys.
+func seqFrom(runs []int, cur, added, changed mcplive.Entries) (seq []int, ok bool) {
+	seq = make([]int, 0, max(len(runs), 8))
+	nAdded, nChanged := size(added), size(changed)
+	i, a, c := 0, 0, 0 // the next items of cur, added and changed
+	for r := 0; r+1 < len(runs); r += 2 {
+		x, n := runs[r], runs[r+1]
+		if x >= 0 {
+			seq = append(seq, x, n)
+			i += n
 			continue
 		}
-		if k, ok := fresh[&raw[0]]; ok {
-			flush()
-			seq = append(seq, -k-1)
-			continue
-		}
-		j := find(raw, next)
-		if j < 0 {
-			return nil, nil, false
-		}
-		flush()
-		start, count, next = j, 1, j+1
-	}
-	flush()
-	for i := range size(removed) {
-		raw := removed.RawJSON(i)
-		if len(raw) == 0 {
-			return nil, nil, false
-		}
-		j := -1
-		if index == nil && size(removed) <= 4 {
-			// A few: a scan costs less than an index of prev.
-			for k := range n {
-				if sameItem(prev.RawJSON(k), raw) {
-					j = k
-					break
-				}
+		for ; n > 0; n, i = n-1, i+1 {
+			raw := cur.RawJSON(i)
+			if a < nAdded && sameItem(added.RawJSON(a), raw) {
+				seq = append(seq, -a-1)
+				a++
+				continue
 			}
-		} else {
-			j = find(raw, 0)
+			for c < nChanged && !sameItem(changed.RawJSON(c), raw) {
+				c++
+			}
+			if c == nChanged {
+				return nil, false
+			}
+			seq = append(seq, -(nAdded+c)-1)
+			c++
 		}
-		if j < 0 {
-			return nil, nil, false
-		}
-		removedAt = append(removedAt, j)
 	}
-	return seq, removedAt, true
+	if a != nAdded {
+		return nil, false
+	}
+	return seq, true
 }
-
-// lookAhead is how far seqOf looks past prev's next item before it makes
-// an index of prev.
-const lookAhead = 8
 
 // sameItem reports whether a and b are the same raw JSON in memory.
 func sameItem(a, b mcplive.RawMessage) bool {

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"testing"
@@ -122,10 +123,51 @@ func applySeq(t *testing.T, prev, fresh rawItems, seq, removedAt []int) (names, 
 	return names, removed
 }
 
-// TestSeqOf checks the positional form of a change against what JS
+// runsOf is the runs the walk hands on (listpos), made from scratch: each
+// item of cur as its position in prev (the same memory) or decoded anew.
+func runsOf(prev, cur rawItems) []int {
+	runs := []int{}
+	for _, raw := range cur {
+		j := -1
+		for k := range prev {
+			if sameItem(prev[k], raw) {
+				j = k
+				break
+			}
+		}
+		last := len(runs) - 2
+		switch {
+		case j >= 0 && last >= 0 && runs[last] >= 0 && runs[last]+runs[last+1] == j:
+			runs[last+1]++
+		case j >= 0:
+			runs = append(runs, j, 1)
+		case last >= 0 && runs[last] < 0:
+			runs[last+1]++
+		default:
+			runs = append(runs, -1, 1)
+		}
+	}
+	return runs
+}
+
+// removedAtOf is the positions of removed in prev (the same memory).
+func removedAtOf(prev, removed rawItems) []int {
+	var at []int
+	for _, raw := range removed {
+		for k := range prev {
+			if sameItem(prev[k], raw) {
+				at = append(at, k)
+				break
+			}
+		}
+	}
+	return at
+}
+
+// TestSeqFromCases checks the positional form of a change against what JS
 // rebuilds from it, and that it gives up (keys instead) where positions
 // cannot say the change.
-func TestSeqOf(t *testing.T) {
+func TestSeqFromCases(t *testing.T) {
 	many := make([]string, 1000)
 	for i := range many {
 		many[i] = "t" + strconv.Itoa(i)
@@ -158,10 +200,11 @@ func TestSeqOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			seq, removedAt, ok := seqOf(c.prev, c.cur, c.add, c.chg, c.rm)
+			seq, ok := seqFrom(runsOf(c.prev, c.cur), c.cur, c.add, c.chg)
 			if !ok {
-				t.Fatal("seqOf gave up")
+				t.Fatal("seqFrom gave up")
 			}
+			removedAt := removedAtOf(c.prev, c.rm)
 			if c.seq != nil && !reflect.DeepEqual(seq, c.seq) {
 				t.Errorf("seq = %v, want %v", seq, c.seq)
 			}
@@ -191,16 +234,116 @@ func TestSeqOf(t *testing.T) {
 		prev, cur, add, chg, rm rawItems
 	}{
 		{"an item neither of prev nor fresh", prev, equalNotSame, nil, nil, nil},
-		{"a removed item not in prev", prev, prev.pick(0, 1), nil, nil, x},
-		{"no prev (nothing sent yet)", nil, prev, prev, nil, nil},
+		{"an added item not in the list", prev, prev.pick(0, 1), x, nil, nil},
 		{"an empty raw item", prev, rawItems{[]byte{}}, nil, nil, prev},
 	} {
-		var prevE mcplive.Entries
-		if c.prev != nil {
-			prevE = c.prev
+		if seq, ok := seqFrom(runsOf(c.prev, c.cur), c.cur, c.add, c.chg); ok || seq != nil {
+			t.Errorf("%s: seqFrom did not give up", c.name)
 		}
-		if _, _, ok := seqOf(prevE, c.cur, c.add, c.chg, c.rm); ok {
-			t.Errorf("%s: seqOf did not give up", c.name)
+	}
+}
+
+// TestSeqFrom checks the positional form read from the positions the walk
+// knew against what JS rebuilds from it, on random changes of lists with
+// and without repeated keys (the root package's TestWalkAlignment checks
+// the walk's runs against ones made from scratch, as here), and that it
+// gives up on a fresh item that is neither added nor changed.
+func TestSeqFrom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	same := func(a, b []byte) bool { return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] }
+	item := func(k, v int) []byte {
+		return []byte(`{"name":"k` + strconv.Itoa(k) + `","v":` + strconv.Itoa(v) + `}`)
+	}
+	for n := range 5000 {
+		size := r.IntN(30)
+		var prev rawItems
+		for i := range size {
+			prev = append(prev, item(i, 0))
+		}
+		cur := append(rawItems{}, prev...)
+		nextKey := size
+		for range r.IntN(6) {
+			switch op := r.IntN(4); {
+			case op == 0 && len(cur) > 0: // remove
+				i := r.IntN(len(cur))
+				cur = append(cur[:i:i], cur[i+1:]...)
+			case op == 1: // add
+				i := r.IntN(len(cur) + 1)
+				cur = append(cur[:i:i], append(rawItems{item(nextKey, 0)}, cur[i:]...)...)
+				nextKey++
+			case op == 2 && len(cur) > 0: // change
+				i := r.IntN(len(cur))
+				cur[i] = []byte(`{"name":"` + cur.Key(i) + `","v":` + strconv.Itoa(1+r.IntN(9)) + `}`)
+			case op == 3 && len(cur) > 1: // move
+				i, j := r.IntN(len(cur)), r.IntN(len(cur))
+				cur[i], cur[j] = cur[j], cur[i]
+			}
+		}
+		// The update's diff, by key, and the runs from scratch.
+		inPrev := func(raw []byte) int {
+			for j := range prev {
+				if same(prev[j], raw) {
+					return j
+				}
+			}
+			return -1
+		}
+		keyIn := func(e rawItems, k string) bool {
+			for i := range e {
+				if e.Key(i) == k {
+					return true
+				}
+			}
+			return false
+		}
+		var add, chg rawItems
+		runs := []int{}
+		for i, raw := range cur {
+			j := inPrev(raw)
+			last := len(runs) - 2
+			switch {
+			case j >= 0 && last >= 0 && runs[last] >= 0 && runs[last]+runs[last+1] == j:
+				runs[last+1]++
+			case j >= 0:
+				runs = append(runs, j, 1)
+			case last >= 0 && runs[last] < 0:
+				runs[last+1]++
+			default:
+				runs = append(runs, -1, 1)
+			}
+			switch {
+			case j >= 0:
+			case keyIn(prev, cur.Key(i)):
+				chg = append(chg, raw)
+			default:
+				add = append(add, raw)
+			}
+		}
+		got, ok := seqFrom(runs, cur, add, chg)
+		if !ok {
+			t.Fatalf("case %d: prev %s cur %s runs %v: seqFrom gave up", n, prev, cur, runs)
+		}
+		var built rawItems // what JS rebuilds, as the same memory
+		fresh := append(append(rawItems{}, add...), chg...)
+		for i := 0; i < len(got); i++ {
+			if x := got[i]; x < 0 {
+				built = append(built, fresh[-x-1])
+			} else {
+				i++
+				built = append(built, prev[x:x+got[i]]...)
+			}
+		}
+		rebuilt := len(built) == len(cur)
+		for i := range built {
+			rebuilt = rebuilt && sameItem(built[i], cur[i])
+		}
+		if !rebuilt {
+			t.Fatalf("case %d: prev %s cur %s runs %v: seq %v rebuilds %s", n, prev, cur, runs, got, built)
+		}
+		if len(chg) > 0 {
+			if seq, ok := seqFrom(runs, cur, add, chg[1:]); ok || seq != nil {
+				t.Fatalf("case %d: seqFrom did not give up on a fresh item neither added nor changed", n)
+			}
 		}
 	}
 }

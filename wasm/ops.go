@@ -136,7 +136,7 @@ func readResource(c *call) (any, error) {
 		return nil, err
 	}
 	if res.Retried && len(res.Raw) > 0 {
-		// In an array: JS must not cache it (js/src/client.js: readResource).
+		// In an array: JS must not cache it (js/src/clientcalls.js: readResource).
 		return "[" + string(res.Raw) + "]", nil
 	}
 	return rawResult(res.Raw)

@@ -7,8 +7,10 @@
 //	mcplive-bridge -allow-origin http://localhost:5173 -upstream https://remote.example/mcp
 //
 // A stdio server is served at /mcp (or /servers/<name>/mcp with -config)
-// over Streamable HTTP and WebSocket (subprotocol "mcp"); every session gets
-// its own process. A remote server is reached through /forward, with the
+// over Streamable HTTP and WebSocket (subprotocol "mcp"): every WebSocket
+// connection and every 2025-11-25 session gets its own process, and the
+// sessionless 2026-07-28 requests over Streamable HTTP share one process,
+// with their ids remapped (when the server speaks 2026-07-28). A remote server is reached through /forward, with the
 // target URL in the X-Bridge-Target header (what mcplive's viaBridge sends),
 // so that the page keeps the server's own URL as its identity (OAuth).
 //

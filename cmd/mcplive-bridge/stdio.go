@@ -18,8 +18,9 @@ import (
 // upgrade) and Streamable HTTP (anything else).
 //
 // One child per session: every WebSocket connection and every Streamable
-// HTTP session (initialize → Mcp-Session-Id) starts its own process of the
-// server. Messages pass through unchanged (no id is remapped, so nothing
+// HTTP session of 2025-11-25 (initialize → Mcp-Session-Id) starts its own
+// process of the server. (2026-07-28 over Streamable HTTP has no sessions:
+// one process shared by those requests, with ids remapped, modern.go.) Messages pass through unchanged (no id is remapped, so nothing
 // the two sides say can be confused: server requests such as elicitation,
 // progress, logging levels and resource subscriptions all belong to the one
 // page that caused them), a child that crashes, floods or writes garbage
@@ -37,10 +38,11 @@ type stdioHandler struct {
 	wg       sync.WaitGroup
 	closed   bool
 	sockets  map[*websocket.Conn]struct{}
+	modern   *modernHTTP // 2026-07-28 over Streamable HTTP: one shared process
 }
 
 func newStdioHandler(srv *server, log *slog.Logger, readLimit int64) *stdioHandler {
-	return &stdioHandler{
+	h := &stdioHandler{
 		srv:       srv,
 		log:       log.With("server", srv.Name),
 		readLimit: readLimit,
@@ -48,6 +50,8 @@ func newStdioHandler(srv *server, log *slog.Logger, readLimit int64) *stdioHandl
 		sessions:  map[string]*httpSession{},
 		sockets:   map[*websocket.Conn]struct{}{},
 	}
+	h.modern = &modernHTTP{h: h}
+	return h
 }
 
 func (h *stdioHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -199,9 +203,10 @@ func (h *stdioHandler) lookup(w http.ResponseWriter, r *http.Request) *httpSessi
 	return s
 }
 
-// legacyVersions are the revisions the bridge serves over Streamable HTTP:
-// they have sessions (a process per session); 2026-07-28 has none over
-// HTTP. Over WebSocket every revision passes through.
+// legacyVersions are the revisions the bridge serves over Streamable HTTP
+// with sessions (a process per session); 2026-07-28 has none over HTTP and
+// is served by a shared process (modern.go) when the server speaks it.
+// Over WebSocket every revision passes through.
 var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
@@ -219,32 +224,20 @@ func (h *stdioHandler) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.relay.servePOST(w, r, body)
 		return
 	}
-	// A new session starts with initialize. Anything else without a
-	// session (a 2026-07-28 request: server/discover, …) is answered with
-	// UnsupportedProtocolVersion naming the revisions served here, so a
-	// client falls back to initialize.
+	// A new 2025-11-25 session starts with initialize. Anything else
+	// without a session is a 2026-07-28 request (modern.go): served by the
+	// shared process when the server speaks that revision, answered with
+	// UnsupportedProtocolVersion otherwise, so that a client falls back to
+	// initialize.
 	body, err := readBody(w, r)
 	if err != nil {
 		return
 	}
 	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		Method string `json:"method"`
 	}
 	if json.Unmarshal(body, &msg) != nil || msg.Method != "initialize" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		id := msg.ID
-		if len(id) == 0 {
-			id = json.RawMessage("null")
-		}
-		data, _ := json.Marshal(map[string]any{"supported": legacyVersions, "requested": r.Header.Get("Mcp-Protocol-Version")})
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-			"code":    -32022,
-			"message": "mcplive-bridge: over Streamable HTTP a session starts with initialize (MCP 2025-11-25); use the WebSocket URL for 2026-07-28",
-			"data":    json.RawMessage(data),
-		}})
-		w.Write(resp)
+		h.modern.serve(w, r, body)
 		return
 	}
 	if !h.enterSession() {
@@ -295,6 +288,7 @@ func (h *stdioHandler) Shutdown(ctx context.Context) {
 	for _, s := range sessions {
 		s.close()
 	}
+	h.modern.close()
 	done := make(chan struct{})
 	go func() { h.wg.Wait(); close(done) }()
 	select {

@@ -6,6 +6,7 @@
 // DOM as text (see dom.js); nothing here assigns HTML.
 
 import { open } from "/js/index.js";
+import { KINDS, KEY_FIELD } from "/js/src/kinds.js";
 import { h, $, clear, clip, iconFor, ms, errorText, badge } from "./dom.js";
 import { createPanel, listStatusText } from "./panels.js";
 import { createLog } from "./log.js";
@@ -13,8 +14,8 @@ import { createAdmin } from "./admin.js";
 import { authFor } from "./auth.js";
 import { createTryIt } from "./tryit.js";
 
-const KINDS = ["tools", "prompts", "resources", "resourceTemplates"];
-const KEY = { tools: (t) => t.name, prompts: (p) => p.name, resources: (r) => r.uri, resourceTemplates: (t) => t.uriTemplate };
+// The kinds and the key field of each, as the package spells them (one table, held equal to Go's).
+const KEY = Object.fromEntries(KINDS.map((k) => [k, (item) => item[KEY_FIELD[k]]]));
 
 const log = createLog($("#log"));
 $("#log-clear").addEventListener("click", () => log.clear());

@@ -5,6 +5,7 @@
 // MCP server URL. Items keep their objects across other servers' changes, so
 // their list elements are kept too (a WeakMap from item to element).
 import { createHub } from "/js/index.js";
+import { KEY_FIELD } from "/js/src/kinds.js";
 import { h, $, fill } from "./dom.js";
 
 const hub = createHub({ clientInfo: { name: "mcplive-demo-hub", version: "1.0.0" } });
@@ -23,8 +24,8 @@ function badge(id) {
   return b;
 }
 
-const KEY = { tools: "name", prompts: "name", resources: "uri" };
-for (const kind of Object.keys(KEY)) {
+// The page shows three of the four kinds (no templates); each item's key is its kind's key field.
+for (const kind of ["tools", "prompts", "resources"]) {
   const panel = $(`#hub-${kind}`);
   const ul = $(".items", panel);
   const els = new WeakMap();
@@ -42,7 +43,7 @@ for (const kind of Object.keys(KEY)) {
           const sub = kind === "resources" ? item.uri : item.description ?? "";
           li = h(
             "li",
-            { class: "item", dataset: { key: item[KEY[kind]], server: item.server, stale: String(item.stale) } },
+            { class: "item", dataset: { key: item[KEY_FIELD[kind]], server: item.server, stale: String(item.stale) } },
             h(
               "div",
               { class: "item-head" },

@@ -16,7 +16,7 @@
 
 import { redactURL } from "./redact.js";
 import { sha256 } from "./hash.js";
-import { KEY_FIELD, KINDS } from "./lists.js";
+import { KEY_FIELD, KINDS } from "./kinds.js";
 
 /** The record format and its version: a record of another is ignored. */
 const FORMAT = "mcplive-catalog";

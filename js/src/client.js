@@ -1,18 +1,22 @@
-// createClient: one client object over a loaded Go runtime. Its stores are
-// fed by the Go side's hooks; its calls go to Go as JSON; every rejection
-// is a real Error.
+// createClient: one client object over a loaded Go runtime. This file is
+// its face: the connect (and the retry of it), the request every call goes
+// through, close, and the object. Its stores are fed by the Go side's hooks
+// (clienthooks.js); its calls go to Go as JSON (clientcalls.js); every
+// rejection is a real Error.
 
-import { createStore, createEmitter, call } from "./store.js";
-import { createLists, deepFreeze, KINDS } from "./lists.js";
+import { createStore, createEmitter } from "./store.js";
+import { createLists, deepFreeze } from "./lists.js";
+import { KINDS } from "./kinds.js";
 import { createResourceSubscriptions } from "./resources.js";
-import { abortError, namedError, toError } from "./errors.js";
-import { beforeDial, afterDial, discardEarly } from "./dial.js";
-import { LEVELS, checkObject, nonEmptyString, ms } from "./options.js";
-import { fresh, rememberRevision, rememberedRevision, tokenContext } from "./cache.js";
+import { abortError, namedError } from "./errors.js";
+import { discardEarly } from "./dial.js";
+import { checkObject, ms } from "./options.js";
+import { fresh, rememberRevision, rememberedRevision } from "./cache.js";
+import { createHooks } from "./clienthooks.js";
+import { createCalls, CALL_OPTIONS } from "./clientcalls.js";
 
-/** Decodes the list messages Go hands over as UTF-8 bytes (wasm/hooks.go). */
+/** The client's events (client.on). */
 const EVENTS = Object.freeze(["change", "log", "notification"]);
-const CALL_OPTIONS = ["signal", "timeoutMs"];
 
 /**
  * createClient makes a new client at once and connects it in the
@@ -76,70 +80,47 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
     return connected ? run() : ready.then(run);
   }
 
-  const parsed = (p) => p.then((json) => JSON.parse(json));
-  const rejectWith = (err) => Promise.reject(err);
-  const valid = (fn) => {
-    try {
-      fn();
-      return null;
-    } catch (err) {
-      return err;
-    }
-  };
-
+  const calls = createCalls({ request, cache });
+  const { readResource, refresh } = calls;
   const resources = createResourceSubscriptions({
     request: (op, args) => request(op, args),
     readResource: (uri) => readResource(uri, undefined, true),
     closed: () => closing !== null,
   });
 
-  const hooks = {
+  /** onStatus is the status hook: the connection's state, and the server's info with the first. */
+  function onStatus(state, infoJSON) {
+    if (infoJSON) info = deepFreeze(JSON.parse(infoJSON));
+    const was = status.store.get();
+    status.set(state);
+    // Updates may have been missed while away: read subscribed resources again.
+    if (state === "ready" && was === "reconnecting") resources.readAll();
+    // Closed by itself (reconnect off): free it (once connected).
+    if (state === "closed" && !closing) {
+      if (connected) close();
+      else selfClosed = true;
+    }
+  }
+
+  const hooks = createHooks({
     list: listHook,
-    status(state, infoJSON) {
-      if (infoJSON) info = deepFreeze(JSON.parse(infoJSON));
-      const was = status.store.get();
-      status.set(state);
-      // Updates may have been missed while away: read subscribed resources again.
-      if (state === "ready" && was === "reconnecting") resources.readAll();
-      // Closed by itself (reconnect off): free it (once connected).
-      if (state === "closed" && !closing) {
-        if (connected) close();
-        else selfClosed = true;
-      }
-    },
-    log(json) {
-      if (events.has("log")) events.emit("log", Object.freeze(JSON.parse(json)));
-    },
-    notification(method, paramsJSON) {
-      // A kept resources/read result of an updated resource is stale now.
-      if (cache && method === "notifications/resources/updated") {
-        try {
-          cache.dropRead(JSON.parse(paramsJSON).uri);
-        } catch {
-          // not ours to judge
-        }
-      }
-      if (events.has("notification")) {
-        events.emit("notification", Object.freeze({ method, params: paramsJSON === undefined ? undefined : JSON.parse(paramsJSON) }));
-      }
-    },
-    updated: (subId) => resources.updated(subId),
-    // The first dial adopts the early socket; later ones (reconnects) dial anew.
-    beforeDial() {
+    status: onStatus,
+    events,
+    cache,
+    resources,
+    takeEarly() {
       const e = early;
       early = null;
-      return beforeDial(e);
+      return e;
     },
-    afterDial,
-  };
-  // With auth (mcplive/oauth), the authorization context is the issuer and
-  // subject (authBinding.context()), moved only at a new authorization: a
-  // refreshed token is the same context, not a new one.
-  if (token) hooks.token = tokenHook(token, url, cache, firstToken, authBinding ? Object.assign(() => authBinding.context(), { binding: true }) : (t) => tokenContext(t));
-  // The app's fetch sends every Streamable HTTP request (wasm/auth.go).
-  if (fetch) hooks.fetch = fetch;
-  if (onElicit) hooks.elicit = elicitHook(onElicit);
-  if (logger) hooks.diag = diagHook(logger);
+    url,
+    token,
+    firstToken,
+    authBinding,
+    fetch,
+    onElicit,
+    logger,
+  });
 
   /** keep writes a ready list to the cache as the store shows it. */
   function keep(kind) {
@@ -216,81 +197,6 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
   // rejection is the client's status "closed", not an unhandled rejection.
   ready.catch(() => {});
 
-  function callTool(name, args, opts) {
-    const bad = valid(() => {
-      nonEmptyString("callTool: the tool name", name);
-      if (args != null && (typeof args !== "object" || Array.isArray(args))) throw new TypeError("mcplive: callTool: the arguments must be an object");
-      if (opts?.onProgress !== undefined && typeof opts.onProgress !== "function") throw new TypeError("mcplive: onProgress must be a function");
-    });
-    if (bad) return rejectWith(bad);
-    let progress;
-    if (opts?.onProgress) {
-      const fn = opts.onProgress;
-      progress = (json) => call(fn, Object.freeze(JSON.parse(json)));
-    }
-    return parsed(request("callTool", { name, arguments: args ?? undefined }, opts, progress, [...CALL_OPTIONS, "onProgress"]));
-  }
-
-  function getPrompt(name, args, opts) {
-    let strings;
-    const bad = valid(() => {
-      nonEmptyString("getPrompt: the prompt name", name);
-      if (args == null) return;
-      if (typeof args !== "object" || Array.isArray(args)) throw new TypeError("mcplive: getPrompt: the arguments must be an object");
-      strings = {};
-      for (const [k, v] of Object.entries(args)) {
-        if (v === undefined) continue;
-        if (v !== null && typeof v === "object") throw new TypeError(`mcplive: prompt argument ${k} must be a string`);
-        strings[k] = String(v);
-      }
-    });
-    if (bad) return rejectWith(bad);
-    return parsed(request("getPrompt", { name, arguments: strings }, opts));
-  }
-
-  function readResource(uri, opts, live = false) {
-    const bad = valid(() => nonEmptyString("readResource: the URI", uri instanceof URL ? String(uri) : uri));
-    if (bad) return rejectWith(bad);
-    const key = String(uri);
-    // A fresh kept result (its ttlMs not run out, no update since) answers at once.
-    const kept = live ? undefined : cache?.getRead(key);
-    if (kept !== undefined) return Promise.resolve(structuredCopy(kept));
-    const asked = Date.now();
-    return parsed(request("readResource", { uri: key }, opts)).then((res) => {
-      // A result of a retried request (inputResponses, requestState) comes
-      // in an array (wasm/ops.go): never cached.
-      if (Array.isArray(res)) return res[0];
-      cache?.putRead(key, res, asked);
-      return res;
-    });
-  }
-
-  function complete(params, opts) {
-    const bad = valid(() => {
-      if (params === null || typeof params !== "object" || typeof params.ref !== "object" || typeof params.argument !== "object") {
-        throw new TypeError("mcplive: complete needs { ref, argument }");
-      }
-    });
-    if (bad) return rejectWith(bad);
-    return parsed(request("complete", { params }, opts));
-  }
-
-  function setLoggingLevel(level, opts) {
-    if (!LEVELS.includes(level)) {
-      return rejectWith(new TypeError(`mcplive: setLoggingLevel: ${JSON.stringify(level)} is not a level (use ${LEVELS.join(", ")})`));
-    }
-    return request("setLoggingLevel", { level }, opts).then(() => {});
-  }
-
-  const ping = (opts) => request("ping", {}, opts).then(() => {});
-
-  function refresh(kind, opts) {
-    if (kind !== undefined && !KINDS.includes(kind)) {
-      return rejectWith(new TypeError(`mcplive: refresh: unknown list kind ${JSON.stringify(kind)}`));
-    }
-    return request("refresh", { kind: kind ?? "" }, opts).then(() => {});
-  }
-
   function close() {
     if (!closing) {
       offAuthorized();
@@ -339,108 +245,18 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
     },
     ready,
     on: events.on,
-    callTool,
-    getPrompt,
+    callTool: calls.callTool,
+    getPrompt: calls.getPrompt,
     readResource,
     subscribeResource: resources.subscribe,
-    complete,
-    setLoggingLevel,
-    ping,
+    complete: calls.complete,
+    setLoggingLevel: calls.setLoggingLevel,
+    ping: calls.ping,
     refresh,
     close,
   };
   if (typeof Symbol.asyncDispose === "symbol") client[Symbol.asyncDispose] = close;
   return Object.freeze(client);
-}
-
-/**
- * tokenHook adapts the app's token callback for Go (wasm/auth.go), which
- * calls it as hook(done, refusal) before each Streamable HTTP request, and
- * again with the refusal (an AuthError description, JSON) after a 401: the
- * app may then get a new token (its OAuth flow), which the retry sends. The
- * app gets { url, error }; what it returns (or its Promise's value) must be
- * a string, or null, undefined or "" for none. Go gets done("t:" + token)
- * or done("e:" + why) once that settled.
- */
-function tokenHook(fn, url, cache, first, contextOf) {
-  return (done, refusal, method, requestUrl) => {
-    // The first token may have been asked for already, to find the
-    // authorization context of the kept catalog (connect.js).
-    let p = first;
-    first = null;
-    const error = typeof refusal === "string" ? toError(JSON.parse(refusal)) : undefined;
-    // mcplive/oauth's binding also gets the request's method and URL (a DPoP proof is made for them).
-    const arg = contextOf.binding ? { url, error, method: method || undefined, requestUrl: requestUrl || undefined } : { url, error };
-    if (p === null || typeof refusal === "string") p = Promise.resolve().then(() => fn(Object.freeze(arg)));
-    p.then(async (t) => {
-        // A DPoP-bound token (mcplive/oauth): the token and this request's proof.
-        if (contextOf.binding && t !== null && typeof t === "object" && typeof t.token === "string" && typeof t.dpop === "string") {
-          if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t.token)).catch(() => null));
-          return `d:${t.token}\n${t.dpop}`;
-        }
-        if (t != null && typeof t !== "string") throw new TypeError(`it must give a string, got ${typeof t}`);
-        // Another authorization context: the kept private results of the
-        // one before are removed. With mcplive/oauth the context is the
-        // issuer and subject, which a refreshed token keeps.
-        if (cache) cache.setContext(await Promise.resolve().then(() => contextOf(t ?? "")).catch(() => null));
-        return `t:${t ?? ""}`;
-      })
-      .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
-      .then(done);
-  };
-}
-
-const ACTIONS = ["accept", "decline", "cancel"];
-
-/**
- * diagHook hands the client's diagnostics (wasm/logger.go) to the app's
- * logger: logger.warn("mcplive: …", { tool, err }) and so on. A level the
- * logger has no method for is dropped; a logger that throws is reported by
- * Go on the console, never fatal.
- */
-function diagHook(logger) {
-  return (level, message, attrsJSON) => {
-    const fn = logger[level];
-    if (typeof fn === "function") fn.call(logger, message, Object.freeze(JSON.parse(attrsJSON)));
-  };
-}
-
-/**
- * elicitHook adapts the app's onElicit callback for Go (wasm/elicit.go),
- * which calls it as hook(done, paramsJSON) when the server asks for user
- * input, and calls the function it returns when that request is cancelled.
- * The app gets (request, { signal }): the request's params ({ message,
- * requestedSchema }), frozen, and a signal that aborts when the server
- * cancels the request, the call is aborted or the connection ends. It
- * returns (or resolves to) { action, content? }. Go gets done("r:" + the
- * answer as JSON) or done("e:" + why), once.
- */
-function elicitHook(fn) {
-  return (done, paramsJSON) => {
-    const ac = new AbortController();
-    let settled = false;
-    const finish = (s) => {
-      if (!settled) {
-        settled = true;
-        done(s);
-      }
-    };
-    Promise.resolve()
-      .then(() => fn(deepFreeze(JSON.parse(paramsJSON)), Object.freeze({ signal: ac.signal })))
-      .then((r) => {
-        if (r === null || typeof r !== "object" || !ACTIONS.includes(r.action)) {
-          throw new TypeError(`it must give { action: "accept" | "decline" | "cancel", content? }, got ${r === null || typeof r !== "object" ? String(r) : JSON.stringify(r.action)}`);
-        }
-        if (r.content != null && (typeof r.content !== "object" || Array.isArray(r.content))) throw new TypeError("its content must be an object");
-        return `r:${JSON.stringify({ action: r.action, content: r.content ?? undefined })}`;
-      })
-      .catch((err) => `e:${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`)
-      .then(finish);
-    return () => {
-      ac.abort(namedError("AbortError", "mcplive: the request for input was cancelled (by the server, the call's signal or timeout, or the end of the connection)"));
-      finish("e:aborted");
-    };
-  };
 }
 
 /**
@@ -499,6 +315,3 @@ function withSignal(rt, signal, start, orphan) {
       .finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
-
-/** structuredCopy copies a kept JSON value, so the app may change what it gets. */
-const structuredCopy = (v) => JSON.parse(JSON.stringify(v));

@@ -92,7 +92,7 @@ export function open(url, options = {}) {
     return true;
   }
 
-  return createClient(start, { url: target, goOptions, signal, token, fetch: options.fetch, firstToken, onElicit: options.onElicit, logger, auth: options.auth, authBinding, cache, cached, retry });
+  return createClient(start, { url: target, goOptions, signal, token, fetch: authBinding?.observe ? observing(options.fetch, authBinding.observe) : options.fetch, firstToken, onElicit: options.onElicit, logger, auth: options.auth, authBinding, cache, cached, retry });
 }
 
 /**
@@ -105,4 +105,19 @@ export async function connect(url, options = {}) {
   const client = open(url, options);
   await client.ready;
   return client;
+}
+
+/**
+ * observing wraps the fetch of a server's requests (the app's, else the
+ * global one at call time) so that the auth binding sees every answer:
+ * with DPoP, a resource server may send a new DPoP-Nonce on any response,
+ * a successful one too (RFC 9449 section 9), and the next proof must
+ * carry it.
+ */
+function observing(appFetch, observe) {
+  return async (input, init) => {
+    const res = await (appFetch ?? globalThis.fetch)(input, init);
+    observe(res);
+    return res;
+  };
 }

@@ -1,6 +1,7 @@
-// Hashes of the hub (hub.js): item fingerprints (SHA-256, synchronous, so a
-// tool's approval is known when its item is published) and the 8-hex-digit
-// suffix of a hub name (FNV-1a, 32 bits: a name, not a guard).
+// Hashes of the hub (hub.js): item fingerprints and the keys of approvals
+// (SHA-256, synchronous, so a tool's approval is known when its item is
+// published: hubsegments.js, hubapprovals.js) and the 8-hex-digit suffix of
+// a hub name (FNV-1a, 32 bits: a name, not a guard: hubnames.js).
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,

@@ -4,16 +4,7 @@
 
 import { createStore } from "./store.js";
 import { toError } from "./errors.js";
-
-/** The key field of each list kind, as the Go side keys them. */
-export const KEY_FIELD = Object.freeze({
-  tools: "name",
-  prompts: "name",
-  resources: "uri",
-  resourceTemplates: "uriTemplate",
-});
-
-export const KINDS = Object.freeze(Object.keys(KEY_FIELD));
+import { KEY_FIELD, KINDS } from "./kinds.js";
 
 const EMPTY = Object.freeze([]);
 

@@ -38,6 +38,11 @@ export async function startAuthServer({ resources = [], origins = [], accessTtl 
     async stats() {
       return (await fetch(`${info.issuer}/_test/stats`)).json();
     },
+    /** forgetClient deletes a registered client from the server's store (it "forgot" the registration). */
+    async forgetClient(clientId) {
+      const res = await fetch(`${info.issuer}/_test/forget-client?client_id=${encodeURIComponent(clientId)}`, { method: "POST" });
+      if (res.status !== 204) throw new Error(`forget-client ${clientId}: ${res.status}`);
+    },
     async stop() {
       proc.stdin.end();
       await exited;
@@ -76,8 +81,10 @@ export async function startProtected({ args = [], accessTtl = 3600, origins = []
  * second authorization finds the session), signs in and allows, up to the
  * redirect to the app's redirect URI, which it then requests (the loopback
  * server's callback). It returns what it did: { login, consent, callback }.
+ * beforeCallback(callbackUrl, authorizationUrl), if given, runs between the
+ * authorization server's redirect and the request of the callback.
  */
-export function consentWithFetch({ username = "alice", password = "wonderland", allow = true } = {}) {
+export function consentWithFetch({ username = "alice", password = "wonderland", allow = true, beforeCallback = null } = {}) {
   const jar = new Map();
   const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
   const keep = (res) => {
@@ -98,6 +105,7 @@ export function consentWithFetch({ username = "alice", password = "wonderland", 
     for (let hop = 0; hop < 20; hop++) {
       if (new URL(url).origin !== issuer) {
         did.callback = url;
+        if (beforeCallback) await beforeCallback(url, authorizationUrl); // e.g. the server forgets the client before the code exchange
         const res = await fetch(url); // the app's redirect URI (the loopback server)
         await res.text();
         return did;

@@ -46,9 +46,12 @@ describe("mcplive-bridge from a page in headless Chromium", { skip: NO_CHROMIUM 
         const first = await page.evaluate(async ({ url, token, viaFetch, origin }) => {
           const options = viaFetch ? { fetch: window.mcplive.viaBridge(origin, { token }) } : {};
           window.client = await window.mcplive.connect(url, options);
-          return window.client.tools.get().items.map((t) => t.name);
+          return { names: window.client.tools.get().items.map((t) => t.name), revision: window.client.protocolVersion };
         }, { ...w, origin: goBridge.origin });
-        assert.ok(first.includes("add_tool"), String(first));
+        assert.ok(first.names.includes("add_tool"), String(first.names));
+        // The go-sdk server speaks 2026-07-28: over Streamable HTTP without
+        // a session, through the bridge's shared process.
+        assert.equal(first.revision, "2026-07-28");
         await page.evaluate(() => window.client.callTool("add_tool", { name: "from_the_page" }));
         await page.waitForFunction(() => window.client.tools.get().items.some((t) => t.name === "from_the_page"), null, { timeout: 20000 });
         await page.evaluate(() => window.client.callTool("remove_tool", { name: "from_the_page" }));

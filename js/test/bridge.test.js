@@ -8,11 +8,19 @@ import { connect, createHub, viaBridge } from "../index.js";
 import { startServer, waitFor, nextEvent, keys } from "./helpers.js";
 import { startBridge, EVERYTHING, GO_STDIO } from "./bridge-helpers.js";
 
-/** The two ways a page reaches a stdio server the bridge serves. */
-function ways(bridge) {
+/**
+ * The ways a page reaches a stdio server the bridge serves, each with the
+ * revision the client ends up speaking: `modern` is what a server that
+ * speaks 2026-07-28 gets (over Streamable HTTP sessionless, through the
+ * bridge's shared process), else 2025-11-25; pinned to 2025-11-25 over
+ * Streamable HTTP, a session and a process per client.
+ */
+function ways(bridge, modern = "2026-07-28") {
+  const fetch = viaBridge(bridge.origin, { token: bridge.token });
   return [
-    { name: "Streamable HTTP", url: bridge.http, options: { fetch: viaBridge(bridge.origin, { token: bridge.token }) } },
-    { name: "WebSocket", url: `${bridge.ws}?token=${encodeURIComponent(bridge.token)}`, options: {} },
+    { name: "Streamable HTTP", url: bridge.http, options: { fetch }, revision: modern },
+    { name: "Streamable HTTP, 2025-11-25", url: bridge.http, options: { fetch, protocolVersion: "2025-11-25" }, revision: "2025-11-25" },
+    { name: "WebSocket", url: `${bridge.ws}?token=${encodeURIComponent(bridge.token)}`, options: {}, revision: modern },
   ];
 }
 
@@ -22,9 +30,12 @@ describe("a third-party stdio server (@modelcontextprotocol/server-everything) t
   after(() => bridge?.stop());
 
   test("tools listed, a call, a resource subscription's update, over both transports", async () => {
-    for (const way of ways(bridge)) {
+    // It speaks 2025-11-25 only: a 2026-07-28 request over Streamable HTTP
+    // is answered UnsupportedProtocolVersion, and the client falls back.
+    for (const way of ways(bridge, "2025-11-25")) {
       const client = await connect(way.url, { ...way.options, dialTimeoutMs: 30000 });
       try {
+        assert.equal(client.protocolVersion, way.revision, way.name);
         assert.equal(client.tools.get().status, "ready", way.name);
         assert.ok(keys(client.tools.get()).includes("echo"), `${way.name}: ${keys(client.tools.get())}`);
         assert.equal(client.serverInfo.name, "mcp-servers/everything");
@@ -59,13 +70,15 @@ describe("a third-party stdio server (@modelcontextprotocol/server-everything) t
 
 describe("a go-sdk stdio server through mcplive-bridge", () => {
   let bridge;
-  before(async () => (bridge = await startBridge(["--", ...GO_STDIO()])));
+  // -v: the bridge logs the server's stderr ("hang started").
+  before(async () => (bridge = await startBridge(["-v", "--", ...GO_STDIO()])));
   after(() => bridge?.stop());
 
   test("list_changed: tools added and removed by the server are followed, over both transports", async () => {
     for (const way of ways(bridge)) {
       const client = await connect(way.url, way.options);
       try {
+        assert.equal(client.protocolVersion, way.revision, way.name);
         assert.ok(keys(client.tools.get()).includes("add_tool"), way.name);
         const added = nextEvent(client, "change", (e) => e.kind === "tools" && e.added.some((t) => t.name === "late"));
         await client.callTool("add_tool", { name: "late" });
@@ -97,6 +110,80 @@ describe("a go-sdk stdio server through mcplive-bridge", () => {
       } finally {
         await client.close();
       }
+    }
+  });
+
+  test("2026-07-28 over Streamable HTTP: two pages share the server's process; each one's stores follow its changes, a call's progress reaches its caller, a subscribed resource's update reaches its subscriber", async () => {
+    const fetch = viaBridge(bridge.origin, { token: bridge.token });
+    const a = await connect(bridge.http, { fetch });
+    const b = await connect(bridge.http, { fetch });
+    try {
+      assert.equal(a.protocolVersion, "2026-07-28");
+      assert.equal(b.protocolVersion, "2026-07-28");
+      // A change one page causes: both stores follow (each page's listen stream).
+      await a.callTool("add_tool", { name: "shared_js" });
+      await waitFor(a.tools, (v) => keys(v).includes("shared_js"), 20000);
+      await waitFor(b.tools, (v) => keys(v).includes("shared_js"), 20000);
+      await b.callTool("remove_tool", { name: "shared_js" });
+      await waitFor(a.tools, (v) => !keys(v).includes("shared_js"), 20000);
+      await waitFor(b.tools, (v) => !keys(v).includes("shared_js"), 20000);
+
+      // Both pages call at once with progress: each hears its own (the
+      // bridge gives each request its own id and token towards the process).
+      const progress = { a: [], b: [] };
+      const [ra, rb] = await Promise.all([
+        a.callTool("slow", {}, { onProgress: (p) => progress.a.push(p.progress) }),
+        b.callTool("slow", {}, { onProgress: (p) => progress.b.push(p.progress) }),
+      ]);
+      assert.equal(ra.content[0].text, "done");
+      assert.equal(rb.content[0].text, "done");
+      assert.deepEqual(progress, { a: [1, 2], b: [1, 2] });
+
+      // Page a subscribes to a resource, page b changes it.
+      let onRead = () => {};
+      const reads = [];
+      let read = new Promise((resolve) => (onRead = resolve));
+      const stop = a.subscribeResource("test://counter", (contents) => (reads.push(contents[0].text), onRead()));
+      try {
+        await read;
+        read = new Promise((resolve) => (onRead = resolve));
+        const res = await b.callTool("bump", {});
+        await read;
+        assert.equal(reads.at(-1), res.content[0].text, "a read the value b set");
+        // The subscription replaced a's listen stream: list changes still reach both pages.
+        await b.callTool("add_tool", { name: "after_subscribe" });
+        await waitFor(a.tools, (v) => keys(v).includes("after_subscribe"), 20000);
+        await waitFor(b.tools, (v) => keys(v).includes("after_subscribe"), 20000);
+      } finally {
+        stop();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("2026-07-28 over Streamable HTTP: the shared process exits mid-call; every page's call in flight rejects with its last stderr line, and the stores follow the new process", async () => {
+    const fetch = viaBridge(bridge.origin, { token: bridge.token });
+    const reconnect = { initialDelayMs: 10, maxDelayMs: 100 };
+    const a = await connect(bridge.http, { fetch, reconnect });
+    const b = await connect(bridge.http, { fetch, reconnect });
+    try {
+      await a.callTool("add_tool", { name: "before_the_crash" });
+      await waitFor(b.tools, (v) => keys(v).includes("before_the_crash"), 20000);
+      const started = () => bridge.log.filter((l) => l.includes("hang started")).length;
+      const before = started();
+      const hanging = b.callTool("hang", {});
+      hanging.catch(() => {});
+      while (started() === before) await new Promise((resolve) => setTimeout(resolve, 10)); // the call is in the process
+      await assert.rejects(a.callTool("crash", {}), (err) => /crashing on purpose/.test(err.message));
+      await assert.rejects(hanging, (err) => /crashing on purpose/.test(err.message));
+      // A new process: the tool added to the first one is gone from both pages' stores.
+      for (const c of [a, b]) await waitFor(c.tools, (v) => keys(v).includes("echo") && !keys(v).includes("before_the_crash"), 20000);
+      assert.equal((await b.callTool("echo", { text: "again" })).content[0].text, "again");
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 

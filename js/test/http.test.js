@@ -4,6 +4,7 @@
 // list values, and a server built on the official TypeScript SDK v2
 // (@modelcontextprotocol/server) over Streamable HTTP.
 import net from "node:net";
+import { inspect } from "node:util";
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "../index.js";
@@ -143,6 +144,20 @@ describe("options of the revisions and of Streamable HTTP", () => {
         (err) => /the token callback failed: Error: no session in this tab/.test(err.message),
       );
       await assert.rejects(connect(server.mcp, { reconnect: false, token: async () => 42 }), (err) => /token callback failed: TypeError/.test(err.message));
+      // A token with a control character (or anything outside RFC 6750's
+      // b64token) is refused before any header is made: fetch's own error
+      // would quote the whole header value, the token with it.
+      for (const bad of ["tok-SECRET-4f1c\u0001x", "tok-SECRET-4f1c\nx", "tok SECRET-4f1c", "tok-SECRET-4f1cé"]) {
+        await assert.rejects(
+          connect(server.mcp, { reconnect: false, token: () => bad }),
+          (err) => {
+            assert.match(err.message, /the token callback failed: TypeError: the token it gave has a character a token may not have \(RFC 6750 b64token: letters, digits and -\._~\+\/ then =\)/, err.message);
+            assert.doesNotMatch(`${err.message}\n${err.stack}\n${inspect(err, { depth: Infinity, showHidden: true })}`, /SECRET/, "the token is not in the error");
+            return true;
+          },
+          JSON.stringify(bad),
+        );
+      }
     } finally {
       await server.control("require", {});
     }

@@ -8,12 +8,17 @@
 // consent is already given (printed: "measure: ..."); refresh after a 3 s
 // token lifetime with the list live; step-up; two tabs refreshing at once
 // (one refresh at the server); sign-out (revocations at the server); the
-// full-page redirect flow.
-import { test, describe, before, after } from "node:test";
+// full-page redirect flow. Under the secret scan (secrets.js): the tokens,
+// codes and verifiers that went over the wire, searched for in the pages'
+// console lines and errors.
+import { test, describe, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { NO_CHROMIUM, launchChromium } from "./helpers.js";
 import { fileURLToPath } from "node:url";
 import { startProtected } from "./authserver.js";
+import { scanSecrets, scanBrowserContext } from "./secrets.js";
+
+scanSecrets();
 
 const skip = NO_CHROMIUM;
 const TTL = 3; // seconds: the access tokens' lifetime
@@ -28,6 +33,16 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
   after(async () => {
     await browser?.close();
     await env?.stop();
+  });
+  // Every context's traffic and pages feed the secret scan.
+  const settles = [];
+  const newContext = async () => {
+    const context = await browser.newContext();
+    settles.push(scanBrowserContext(context, env.as.issuer));
+    return context;
+  };
+  afterEach(async () => {
+    await Promise.all(settles.map((settle) => settle()));
   });
 
   /** appPage opens the test page in context and prepares an oauth() + connect there (not started). */
@@ -121,7 +136,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
   let appA;
 
   test("popup flow: 401, Sign in in a click, login and consent in the popup, then the protected catalog", async () => {
-    shared = await browser.newContext();
+    shared = await newContext();
     appA = await appPage(shared);
     const before = await env.as.stats();
     await start(appA, { storage: "local" });
@@ -210,7 +225,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
   });
 
   test("full-page redirect flow: Sign in leaves the page, login and consent, back at the callback page the connect resumes", async () => {
-    const context = await browser.newContext();
+    const context = await newContext();
     const page = await appPage(context);
     await start(page, { mode: "redirect" });
     await waitStatus(page, "needs-authorization");
@@ -231,7 +246,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
   test("measure: from the first 401 to the first full sync, consent already given (a second authorization, no click at the server)", async () => {
     // Its own context: a first sign-in with login and consent, then five
     // authorizations that the authorization server grants at once.
-    const context = await browser.newContext();
+    const context = await newContext();
     const first = await appPage(context);
     await start(first, { storage: "local" });
     await waitStatus(first, "needs-authorization");
@@ -271,7 +286,7 @@ describe("mcplive/oauth in headless Chromium against oidc-provider", { skip }, (
   });
 
   test("DPoP in the popup flow: a key-bound token, a proof on every request (the server checks them), the key kept in IndexedDB and not extractable", async () => {
-    const context = await browser.newContext();
+    const context = await newContext();
     try {
       const page = await appPage(context);
       await start(page, { dpop: true });

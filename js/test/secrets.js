@@ -359,3 +359,54 @@ function fail(found) {
   const lines = found.slice(0, 10).map((f) => `- ${JSON.stringify(f.secret)} (issued by ${f.issued}) in ${f.where}:\n    …${f.text.replace(/\n/g, "\n    ")}…`);
   throw new Error(`a secret the test's servers issued is shown (docs/oauth.md: tokens are never logged), ${found.length} find(s):\n${lines.join("\n")}`);
 }
+
+/**
+ * scanBrowserContext puts a playwright browser context under the scan:
+ * what it sends and gets is recorded as secrets (the codes of every URL it
+ * requests, the token endpoint's form fields code, code_verifier and
+ * refresh_token and its Authorization and DPoP headers, the tokens of the
+ * token endpoint's answers), and what its pages show is searched (every
+ * console line and page error). It returns settle(): await it before the
+ * test ends (the answers' bodies are read asynchronously).
+ */
+export function scanBrowserContext(context, issuer) {
+  const pending = new Set();
+  const tokenEndpoint = `${issuer}/token`;
+  // Where a page's line came from, without its URL's query (a callback's code).
+  const label = (p) => {
+    try {
+      const u = new URL(p.url());
+      return `${u.origin}${u.pathname}`;
+    } catch {
+      return "a page";
+    }
+  };
+  context.on("request", (req) => {
+    let url;
+    try {
+      url = new URL(req.url());
+    } catch {
+      return;
+    }
+    for (const [k, v] of url.searchParams) if (k === "code") secret(v, "a URL's code (Chromium)");
+    if (url.origin + url.pathname !== tokenEndpoint) return;
+    for (const [k, v] of new URLSearchParams(req.postData() ?? "")) if (["code", "code_verifier", "refresh_token"].includes(k)) secret(v, `the token request's ${k} (Chromium)`);
+    for (const [k, v] of Object.entries(req.headers())) if (k === "authorization" || k === "dpop") secret(v.replace(/^\S+ /, ""), `the token request's ${k} header (Chromium)`);
+  });
+  context.on("response", (res) => {
+    if (!res.url().startsWith(tokenEndpoint) || res.status() !== 200) return;
+    const p = res.json().then(
+      (j) => ["access_token", "refresh_token", "id_token"].forEach((k) => secret(j?.[k], `the token endpoint's ${k} (Chromium)`)),
+      () => {},
+    );
+    pending.add(p);
+    p.finally(() => pending.delete(p));
+  });
+  context.on("page", (p) => {
+    p.on("console", (m) => record(m.text(), `console.${m.type()} of ${label(p)}`));
+    p.on("pageerror", (err) => record(err, `pageerror of ${label(p)}`));
+  });
+  return async () => {
+    await Promise.all(pending);
+  };
+}

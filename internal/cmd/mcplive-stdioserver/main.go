@@ -12,13 +12,14 @@
 //	remove_tool {name}     removes it
 //	bump {}                changes test://counter (resources/updated to subscribers)
 //	slow {}                sends two progress notifications and a log message, then answers
-//	ask {}                 asks the user (elicitation/create) and answers with the reply as JSON
+//	ask {}                 asks the user (elicitation/create; in 2026-07-28 an input request) and answers with the reply as JSON
 //	crash {}               writes "crashing on purpose" on stderr and exits with status 3
 //	garbage {}             writes a line that is not JSON on stdout
-//	hang {}                never answers
+//	hang {}                never answers (writes "hang started" on stderr, and "hang cancelled" when cancelled)
 //	flood {count}          sends count log messages as fast as it can, then answers
 //
-// With -stderr-lines N it writes N lines on stderr at start.
+// With -stderr-lines N it writes N lines on stderr at start; with -legacy it
+// speaks the revisions before 2026-07-28 only.
 package main
 
 import (
@@ -54,7 +55,16 @@ func text(s string) *mcp.CallToolResult {
 
 func main() {
 	lines := flag.Int("stderr-lines", 0, "lines to write on stderr at start")
+	legacy := flag.Bool("legacy", false, "speak the revisions before 2026-07-28 only")
 	flag.Parse()
+	var versions []string
+	if *legacy {
+		for _, v := range mcp.SupportedProtocolVersions() {
+			if v < "2026-07-28" {
+				versions = append(versions, v)
+			}
+		}
+	}
 	for i := range *lines {
 		fmt.Fprintf(os.Stderr, "stderr line %d\n", i)
 	}
@@ -62,8 +72,9 @@ func main() {
 	counter := 0
 	var srv *mcp.Server
 	srv = mcp.NewServer(&mcp.Implementation{Name: "mcplive-stdioserver", Version: "1.0.0"}, &mcp.ServerOptions{
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		SubscribeHandler:          func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler:        func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		SupportedProtocolVersions: versions,
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "answers its text"}, func(ctx context.Context, req *mcp.CallToolRequest, a textArgs) (*mcp.CallToolResult, any, error) {
 		return text(a.Text), nil, nil
@@ -103,9 +114,20 @@ func main() {
 		return text("done"), nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "asks the user"}, func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?", RequestedSchema: map[string]any{
+		params := &mcp.ElicitParams{Message: "Your name?", RequestedSchema: map[string]any{
 			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}},
-		}})
+		}}
+		if ip := req.Session.InitializeParams(); ip != nil && ip.ProtocolVersion >= "2026-07-28" {
+			// 2026-07-28 has no server requests: the question is an
+			// input request of the result (multi round-trip requests),
+			// the answer comes with the call sent again.
+			if res, ok := req.Params.InputResponses["name"]; ok {
+				b, _ := json.Marshal(res)
+				return text(string(b)), nil, nil
+			}
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": params}}, nil, nil
+		}
+		res, err := req.Session.Elicit(ctx, params)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -122,7 +144,9 @@ func main() {
 		select {}
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "hang", Description: "never answers"}, func(ctx context.Context, req *mcp.CallToolRequest, _ empty) (*mcp.CallToolResult, any, error) {
+		fmt.Fprintln(os.Stderr, "hang started")
 		<-ctx.Done()
+		fmt.Fprintln(os.Stderr, "hang cancelled")
 		return nil, nil, ctx.Err()
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "flood", Description: "sends count log messages"}, func(ctx context.Context, req *mcp.CallToolRequest, a countArgs) (*mcp.CallToolResult, any, error) {

@@ -5,7 +5,11 @@
 // the authorization request with PKCE S256, state and the RFC 8707
 // resource, the callback's checks (state, RFC 9207 iss), the code exchange,
 // refresh and revocation. Each step is a function of what the step before
-// returned; none keeps state (index.js does).
+// returned; none keeps state (auth.js, authflow.js and tokens.js do). A
+// step that reads an answer by hand is a pair, as oauth4webapi's xRequest
+// and processXResponse are: the request (xRequest) and the check of its
+// answer (processXResponse), which takes a plain Response, so it can be
+// tested without a server.
 //
 // Written here, not in oauth4webapi: the discovery URLs and their order
 // (MCP's, with path insertion for OpenID too), the exact issuer comparison
@@ -17,7 +21,7 @@ import * as oauth from "oauth4webapi";
 import { OAuthError } from "./errors.js";
 import { checkURL, readJSON, redactURL, request } from "./http.js";
 
-/** fetchFor makes oauth4webapi's customFetch: every request through request() (http.js). */
+/** options makes oauth4webapi's request options: its customFetch sends every request through request() (http.js). */
 function options(ctx, extra = {}) {
   return {
     ...extra,
@@ -90,30 +94,52 @@ export function resourceMatches(serverUrl, resource, { from, allowParent = false
  * @returns {Promise<{ resource: string, authorizationServers: string[], scopesSupported?: string[], url: string }>}
  */
 export async function discoverResource(serverUrl, fromChallenge, ctx) {
-  const step = "protected resource metadata";
-  const c = { ...ctx, step };
+  const step = RESOURCE_STEP;
   const tried = [];
   for (const url of resourceMetadataURLs(serverUrl, fromChallenge)) {
-    const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
-    if (!res.ok) {
+    const res = await resourceMetadataRequest(url, ctx);
+    const prm = await processResourceMetadataResponse(serverUrl, url, res, ctx);
+    if (prm === null) {
       tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
     }
-    const doc = await readJSON(res, c, url);
-    if (typeof doc.resource !== "string" || !Array.isArray(doc.authorization_servers) || doc.authorization_servers.length === 0 || !doc.authorization_servers.every((s) => typeof s === "string")) {
-      throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${redactURL(url)} lacks resource or authorization_servers`, { step, server: serverUrl });
-    }
-    if (!resourceMatches(serverUrl, doc.resource, { from: url, allowParent: ctx.allowParentResource })) {
-      throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${redactURL(url)} is for the resource ${redactURL(doc.resource)}, not this server (RFC 9728 section 3.3; oauth({ allowParentResource: true }) accepts a parent path of it on the same origin): refusing to authorize for it`, { step, server: serverUrl });
-    }
-    return {
-      url,
-      resource: doc.resource,
-      authorizationServers: doc.authorization_servers,
-      scopesSupported: Array.isArray(doc.scopes_supported) ? doc.scopes_supported.filter((s) => typeof s === "string") : undefined,
-    };
+    return prm;
   }
   throw new OAuthError("no_metadata", `${serverUrl}: no protected resource metadata (RFC 9728) found (${tried.join("; ")}): the server does not say which authorization server to use`, { step, server: serverUrl });
+}
+
+const RESOURCE_STEP = "protected resource metadata";
+
+/** resourceMetadataRequest asks url for protected resource metadata (following redirects, each hop checked). */
+export function resourceMetadataRequest(url, ctx) {
+  return request(url, { headers: { accept: "application/json" }, follow: true }, { ...ctx, step: RESOURCE_STEP });
+}
+
+/**
+ * processResourceMetadataResponse checks res, url's answer, as the
+ * protected resource metadata of serverUrl: null when it is not a success
+ * (the next URL is tried), else what the flow takes of it; it throws an
+ * OAuthError when the document lacks what the flow needs or is for
+ * another resource (ctx.allowParentResource: a parent path is accepted).
+ * @returns {Promise<{ resource: string, authorizationServers: string[], scopesSupported?: string[], url: string } | null>}
+ */
+export async function processResourceMetadataResponse(serverUrl, url, res, ctx) {
+  const step = RESOURCE_STEP;
+  const c = { ...ctx, step };
+  if (!res.ok) return null;
+  const doc = await readJSON(res, c, url);
+  if (typeof doc.resource !== "string" || !Array.isArray(doc.authorization_servers) || doc.authorization_servers.length === 0 || !doc.authorization_servers.every((s) => typeof s === "string")) {
+    throw new OAuthError("bad_response", `${serverUrl}: ${step} at ${redactURL(url)} lacks resource or authorization_servers`, { step, server: serverUrl });
+  }
+  if (!resourceMatches(serverUrl, doc.resource, { from: url, allowParent: ctx.allowParentResource })) {
+    throw new OAuthError("resource_mismatch", `${serverUrl}: ${step} at ${redactURL(url)} is for the resource ${redactURL(doc.resource)}, not this server (RFC 9728 section 3.3; oauth({ allowParentResource: true }) accepts a parent path of it on the same origin): refusing to authorize for it`, { step, server: serverUrl });
+  }
+  return {
+    url,
+    resource: doc.resource,
+    authorizationServers: doc.authorization_servers,
+    scopesSupported: Array.isArray(doc.scopes_supported) ? doc.scopes_supported.filter((s) => typeof s === "string") : undefined,
+  };
 }
 
 /**
@@ -123,35 +149,15 @@ export async function discoverResource(serverUrl, fromChallenge, ctx) {
  * @returns {Promise<oauth.AuthorizationServer>}
  */
 export async function discoverAuthServer(issuer, ctx, { grant = "authorization_code", legacy = false } = {}) {
-  const step = "authorization server metadata";
-  const c = { ...ctx, step };
+  const step = AS_STEP;
   checkURL(issuer, "issuer", ctx);
   const tried = [];
   for (const url of authServerMetadataURLs(issuer)) {
-    const res = await request(url, { headers: { accept: "application/json" }, follow: true }, c);
-    if (!res.ok) {
+    const res = await authServerMetadataRequest(url, ctx);
+    const as = await processAuthServerMetadataResponse(issuer, url, res, ctx, { grant });
+    if (as === null) {
       tried.push(`${redactURL(url)}: HTTP ${res.status}`);
       continue;
-    }
-    const as = await readJSON(res, c, url);
-    if (as.issuer !== issuer) {
-      throw new OAuthError("issuer_mismatch", `${ctx.server}: ${step} at ${url} names the issuer ${JSON.stringify(as.issuer)}, not ${JSON.stringify(issuer)}: refusing it (it may be an impersonation)`, { step, server: ctx.server });
-    }
-    for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
-      if (as[k] !== undefined) {
-        if (typeof as[k] !== "string") throw new OAuthError("bad_response", `${ctx.server}: ${step}: ${k} is not a string`, { step, server: ctx.server });
-        checkURL(as[k], `${step}: ${k}`, ctx);
-      }
-    }
-    if (grant === "client_credentials") {
-      if (!as.token_endpoint) throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no token_endpoint`, { step, server: ctx.server });
-      return as;
-    }
-    if (!as.authorization_endpoint || !as.token_endpoint) {
-      throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
-    }
-    if (!Array.isArray(as.code_challenge_methods_supported) || !as.code_challenge_methods_supported.includes("S256")) {
-      throw new OAuthError("no_s256", `${ctx.server}: the authorization server ${issuer} does not list S256 in code_challenge_methods_supported: the flow needs PKCE with S256 and refuses to go on without it`, { step, server: ctx.server });
     }
     return as;
   }
@@ -160,6 +166,49 @@ export async function discoverAuthServer(issuer, ctx, { grant = "authorization_c
     return { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, registration_endpoint: `${issuer}/register`, code_challenge_methods_supported: ["S256"] };
   }
   throw new OAuthError("no_metadata", `${ctx.server}: no metadata found for the authorization server ${issuer} (${tried.join("; ")})`, { step, server: ctx.server });
+}
+
+const AS_STEP = "authorization server metadata";
+
+/** authServerMetadataRequest asks url for authorization server metadata (following redirects, each hop checked). */
+export function authServerMetadataRequest(url, ctx) {
+  return request(url, { headers: { accept: "application/json" }, follow: true }, { ...ctx, step: AS_STEP });
+}
+
+/**
+ * processAuthServerMetadataResponse checks res, url's answer, as the
+ * metadata of issuer: null when it is not a success (the next URL is
+ * tried), else the metadata, which names exactly that issuer (simple
+ * string comparison), has only endpoints the flow may reach (ctx:
+ * checkURL's), and offers what the grant needs (the authorization code
+ * grant: both endpoints and PKCE with S256).
+ * @returns {Promise<oauth.AuthorizationServer | null>}
+ */
+export async function processAuthServerMetadataResponse(issuer, url, res, ctx, { grant = "authorization_code" } = {}) {
+  const step = AS_STEP;
+  const c = { ...ctx, step };
+  if (!res.ok) return null;
+  const as = await readJSON(res, c, url);
+  if (as.issuer !== issuer) {
+    throw new OAuthError("issuer_mismatch", `${ctx.server}: ${step} at ${url} names the issuer ${JSON.stringify(as.issuer)}, not ${JSON.stringify(issuer)}: refusing it (it may be an impersonation)`, { step, server: ctx.server });
+  }
+  for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"]) {
+    if (as[k] !== undefined) {
+      if (typeof as[k] !== "string") throw new OAuthError("bad_response", `${ctx.server}: ${step}: ${k} is not a string`, { step, server: ctx.server });
+      checkURL(as[k], `${step}: ${k}`, ctx);
+    }
+  }
+  if (grant === "client_credentials") {
+    if (!as.token_endpoint) throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no token_endpoint`, { step, server: ctx.server });
+    return as;
+  }
+  if (!as.authorization_endpoint || !as.token_endpoint) {
+    throw new OAuthError("bad_response", `${ctx.server}: ${step} at ${redactURL(url)} has no authorization_endpoint or token_endpoint`, { step, server: ctx.server });
+  }
+  if (!Array.isArray(as.code_challenge_methods_supported) || !as.code_challenge_methods_supported.includes("S256")) {
+    throw new OAuthError("no_s256", `${ctx.server}: the authorization server ${issuer} does not list S256 in code_challenge_methods_supported: the flow needs PKCE with S256 and refuses to go on without it`, { step, server: ctx.server });
+  }
+  return as;
 }
 
 /**
@@ -223,23 +272,33 @@ export async function getClient(as, config, ctx) {
   };
   if (config.registration?.clientUri) metadata.client_uri = config.registration.clientUri;
   if (config.registration?.logoUri) metadata.logo_uri = config.registration.logoUri;
-  let registered;
   try {
     const res = await oauth.dynamicClientRegistrationRequest(as, metadata, options({ ...ctx, step }));
-    // Read by hand, not with processDynamicClientRegistrationResponse: that
-    // one refuses an answer with a client_secret but no
-    // client_secret_expires_at, which real servers (and the conformance
-    // suite's) send.
-    const body = await readJSON(res, { ...ctx, step }, as.registration_endpoint);
-    if (res.status !== 201 && res.status !== 200) {
-      const e = typeof body.error === "string" ? body.error : `HTTP ${res.status}`;
-      throw new OAuthError("registration_failed", `${ctx.server}: registration at ${as.registration_endpoint} refused: ${e}${typeof body.error_description === "string" ? ` (${body.error_description.slice(0, 300)})` : ""}`, { step, server: ctx.server, status: res.status, error: body.error, errorDescription: body.error_description });
-    }
-    if (typeof body.client_id !== "string" || !body.client_id) throw new OAuthError("bad_response", `${ctx.server}: registration at ${as.registration_endpoint} answered without a client_id`, { step, server: ctx.server });
-    registered = body;
+    return await processRegistrationResponse(as, res, ctx);
   } catch (err) {
     throw wrap(err, "registration_failed", step, ctx.server, `registration at ${as.registration_endpoint} failed`);
   }
+}
+
+/**
+ * processRegistrationResponse checks res, the registration endpoint's
+ * answer (RFC 7591), and returns the client record of the registered
+ * client; it throws an OAuthError for a refusal or an answer without a
+ * client_id. Read by hand, not with processDynamicClientRegistrationResponse:
+ * that one refuses an answer with a client_secret but no
+ * client_secret_expires_at, which real servers (and the conformance
+ * suite's) send.
+ * @returns {Promise<{ client_id: string, client_secret?: string, token_endpoint_auth_method: string, how: "registered" }>}
+ */
+export async function processRegistrationResponse(as, res, ctx) {
+  const step = "client registration";
+  const body = await readJSON(res, { ...ctx, step }, as.registration_endpoint);
+  if (res.status !== 201 && res.status !== 200) {
+    const e = typeof body.error === "string" ? body.error : `HTTP ${res.status}`;
+    throw new OAuthError("registration_failed", `${ctx.server}: registration at ${as.registration_endpoint} refused: ${e}${typeof body.error_description === "string" ? ` (${body.error_description.slice(0, 300)})` : ""}`, { step, server: ctx.server, status: res.status, error: body.error, errorDescription: body.error_description });
+  }
+  if (typeof body.client_id !== "string" || !body.client_id) throw new OAuthError("bad_response", `${ctx.server}: registration at ${as.registration_endpoint} answered without a client_id`, { step, server: ctx.server });
+  const registered = body;
   return {
     client_id: registered.client_id,
     ...(typeof registered.client_secret === "string" ? { client_secret: registered.client_secret } : {}),

@@ -2,7 +2,7 @@
 // async, values plain JSON objects. Memory is the default; the others keep
 // tokens across reloads (sessionStorage: this tab; localStorage and
 // IndexedDB: every tab of the origin, which is what lets two tabs share one
-// refresh). Records are keyed by issuer and resource (see flow.js).
+// refresh). Records are keyed by issuer and resource (see tokens.js).
 
 /** memoryStorage keeps records in this realm only (gone on reload). */
 export function memoryStorage() {
