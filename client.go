@@ -56,13 +56,10 @@ type Client struct {
 	stateSubs watchers[State]
 }
 
-// liveOf makes the List of each kind, with the syncer that keeps it
-// (list.go, newLive).
-var liveOf = map[Kind]func(kindSpec, liveEnv) liveList{
-	KindTools:             newLive[Tool],
-	KindPrompts:           newLive[Prompt],
-	KindResources:         newLive[Resource],
-	KindResourceTemplates: newLive[ResourceTemplate],
+// liveOf makes the List of each kind of the registry, in kindTable's
+// order, with the syncer that keeps it (list_walker.go, newLive).
+var liveOf = [...]func(kindSpec, liveEnv) liveList{
+	newLive[Tool], newLive[Prompt], newLive[Resource], newLive[ResourceTemplate],
 }
 
 // Connect dials url, initializes, and returns once every list the server
@@ -89,8 +86,8 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.events.Init()
 	c.lists = make(map[Kind]liveList, len(kindTable))
-	for _, spec := range kindTable {
-		c.lists[spec.kind] = liveOf[spec.kind](spec, liveEnv{
+	for i, spec := range kindTable {
+		c.lists[spec.kind] = liveOf[i](spec, liveEnv{
 			ctx: c.ctx, wg: &c.wg, events: &c.events, sessions: &c.sessions, log: o.Logger, raw: o.RawItems,
 			seed: seedOf(o.Seeds, spec.kind),
 		})

@@ -36,9 +36,10 @@ func offersTools(c ServerCapabilities) bool     { return c.Tools != nil }
 func offersPrompts(c ServerCapabilities) bool   { return c.Prompts != nil }
 func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
 
-// kindTable is the kind registry, in Kinds order (the List of each kind
-// is made by the Client: liveOf). resources/list_changed
-// invalidates both resources and resource templates.
+// kindTable is the kind registry, in Kinds order. resources/list_changed
+// invalidates both resources and resource templates. The List of each
+// kind is made by the Client (client.go, liveOf, in the same order; the
+// Client's Tools, Prompts... would fail at once on another).
 var kindTable = []kindSpec{
 	{KindTools, methods.ListTools, "tools", "name", "tools", offersTools, methods.NotifyToolsChanged, "toolsListChanged"},
 	{KindPrompts, methods.ListPrompts, "prompts", "name", "prompts", offersPrompts, methods.NotifyPromptsChanged, "promptsListChanged"},

@@ -9,7 +9,7 @@ import (
 // producers (the read loop, list syncers, the HTTP transport's streams)
 // never block on a slow consumer. It carries a Connection's notifications
 // to its dispatcher, the Client's deliveries to its event goroutine
-// (the root package's queue.go), and the Streamable HTTP transport's
+// (the root package's client_events.go), and the Streamable HTTP transport's
 // messages to its Read (http.go). Init must be called before use.
 type Fifo[T any] struct {
 	mu     sync.Mutex

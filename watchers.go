@@ -1,9 +1,10 @@
 package mcplive
 
 import (
-	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"slices"
 	"sync"
+
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 )
 
 // watchers is the one registry of subscriber callbacks (a list's, the
@@ -83,33 +84,4 @@ func (w *watchers[T]) publish(events *jsonrpc.Fifo[func()], v T) {
 			fn(v)
 		}
 	})
-}
-
-// The Client's event goroutine runs, in order, what its lists and its
-// state queued on c.events (watchers.publish): the subscriber callbacks.
-
-// It says when it runs one (inCallback), so that Close never waits for a
-// callback, which may be Close's own caller.
-func (c *Client) eventLoop() {
-	defer close(c.evDone)
-	for {
-		fn, ok := c.events.Pop()
-		if !ok {
-			return
-		}
-		c.inCallback.Store(true)
-		c.safeCall(fn)
-		c.inCallback.Store(false)
-	}
-}
-
-// safeCall runs a subscriber callback; a panic in it is logged, not fatal
-// (in wasm a panic would end the runtime for the whole page).
-func (c *Client) safeCall(fn func()) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.opts.Logger.Error("mcplive: subscriber panicked", "panic", r)
-		}
-	}()
-	fn()
 }
