@@ -145,66 +145,45 @@ func (c *httpConn) writePost(p post) (err error) {
 		return err
 	}
 	if !m.IsRequest() {
-		c.accepted(ctx, resp, m)
+		// Its body (none, as a rule) is read to its end, not aborted.
+		body := resp.Body
+		detach(body)
+		if !c.goTracked(func() { release(body) }) {
+			body.Close()
+		}
+		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
+			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.What())
+		}
+		c.setEstablished()
+		if m.Method == methods.NotifyInitialized {
+			// For a session that does not call SessionUpdated: the
+			// standalone stream opens once the session is initialized.
+			c.startGET()
+			// The session is ready once the stream is open: a list
+			// change the server announces after that is not lost
+			// between the client's first lists and the stream.
+			c.awaitGET(ctx)
+		}
 		return nil
 	}
-	if handedOff, err = c.readAnswer(reqCtx, resp, p, stop, cancel); err != nil {
-		return err
-	}
-	if !handedOff {
-		resp.Body.Close()
-		return c.closedErr()
-	}
-	return nil
-}
-
-// accepted deals with the server's answer to a notification or a
-// response that it took (a 2xx).
-func (c *httpConn) accepted(ctx context.Context, resp *httpResponse, m jsonrpc.Outgoing) {
-	// Its body (none, as a rule) is read to its end, not aborted.
-	body := resp.Body
-	detach(body)
-	if !c.goTracked(func() { release(body) }) {
-		body.Close()
-	}
-	if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
-		c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.What())
-	}
-	c.setEstablished()
-	if m.Method == methods.NotifyInitialized {
-		// For a session that does not call SessionUpdated: the
-		// standalone stream opens once the session is initialized.
-		c.startGET()
-		// The session is ready once the stream is open: a list
-		// change the server announces after that is not lost
-		// between the client's first lists and the stream.
-		c.awaitGET(ctx)
-	}
-}
-
-// readAnswer hands the answer to request p (a 2xx, resp) to a goroutine
-// of the connection that reads it as its Content-Type says, and which
-// ends the request's context (stop, cancel) when done. It reports whether
-// it did (not when the connection is closing), or why the answer is none.
-func (c *httpConn) readAnswer(reqCtx context.Context, resp *httpResponse, p post, stop func() bool, cancel context.CancelFunc) (bool, error) {
-	m := p.m
-	switch mediaType(resp.Header.Get("Content-Type")) {
+	ct := mediaType(resp.Header.Get("Content-Type"))
+	switch ct {
 	case "application/json":
 		c.setEstablished()
-		return c.goTracked(func() {
+		handedOff = c.goTracked(func() {
 			defer c.settle(m.ID)
 			defer stop()
 			defer cancel()
 			c.readJSON(reqCtx, resp, p)
-		}), nil
+		})
 	case "text/event-stream":
 		c.setEstablished()
-		return c.goTracked(func() {
+		handedOff = c.goTracked(func() {
 			defer c.settle(m.ID)
 			defer stop()
 			defer cancel()
 			c.follow(reqCtx, resp, &p, m.Method)
-		}), nil
+		})
 	default:
 		resp.Body.Close()
 		what := printf.Sprintf("Content-Type %q", resp.Header.Get("Content-Type"))
@@ -213,8 +192,13 @@ func (c *httpConn) readAnswer(reqCtx context.Context, resp *httpResponse, p post
 		}
 		err := printf.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
 			ErrProtocol, m.Method, what)
-		return false, c.dialErr(err, "is this URL an MCP endpoint?")
+		return c.dialErr(err, "is this URL an MCP endpoint?")
 	}
+	if !handedOff {
+		resp.Body.Close()
+		return c.closedErr()
+	}
+	return nil
 }
 
 // legacy reports whether a message belongs to a 2025-11-25 (or older)
