@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -34,8 +35,8 @@ type Client struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 
-	events     fifo[func()] // every subscriber callback runs from here, in order
-	inCallback atomic.Bool  // the event goroutine is running a callback (see Close)
+	events     jsonrpc.Fifo[func()] // every subscriber callback runs from here, in order
+	inCallback atomic.Bool          // the event goroutine is running a callback (see Close)
 	evDone     chan struct{}
 	runDone    chan struct{}
 	wg         sync.WaitGroup // syncers and heartbeats
@@ -53,6 +54,12 @@ type Client struct {
 	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
 	init      InitializeResult
 	stateSubs watchers[State]
+}
+
+// liveOf makes the List of each kind of the registry, in kindTable's
+// order, with the syncer that keeps it (list_walker.go, newLive).
+var liveOf = [...]func(kindSpec, liveEnv) liveList{
+	newLive[Tool], newLive[Prompt], newLive[Resource], newLive[ResourceTemplate],
 }
 
 // Connect dials url, initializes, and returns once every list the server
@@ -77,10 +84,10 @@ func Connect(ctx context.Context, url string, opts *Options) (*Client, error) {
 		runDone:   make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.events.init()
+	c.events.Init()
 	c.lists = make(map[Kind]liveList, len(kindTable))
-	for _, spec := range kindTable {
-		c.lists[spec.kind] = spec.newLive(spec, liveEnv{
+	for i, spec := range kindTable {
+		c.lists[spec.kind] = liveOf[i](spec, liveEnv{
 			ctx: c.ctx, wg: &c.wg, events: &c.events, sessions: &c.sessions, log: o.Logger, raw: o.RawItems,
 			seed: seedOf(o.Seeds, spec.kind),
 		})
@@ -193,7 +200,7 @@ func (c *Client) Close() error {
 		c.wg.Wait()
 		c.markStale() // nothing keeps the lists in sync any more
 		c.setState(StateClosed)
-		c.events.close()
+		c.events.Close()
 	})
 	if !c.inCallback.Load() {
 		<-c.evDone
@@ -341,7 +348,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			break
 		}
 		if !connected {
-			first <- printf.Errorf("mcplive: connection lost during the first sync: %w", connLost(sess.Err()))
+			first <- printf.Errorf("mcplive: connection lost during the first sync: %w", jsonrpc.ConnLost(sess.Err()))
 			return
 		}
 		c.mu.Lock()

@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"encoding/json"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"testing"
 )
 
@@ -28,7 +29,7 @@ func TestDescribeMatchesParseOutgoing(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, id := range []*int64{nil, new(int64)} {
-				b, err := marshalMessage(id, "tools/call", p)
+				b, err := jsonrpc.MarshalMessage(id, "tools/call", p, marshalJSON)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -36,13 +37,13 @@ func TestDescribeMatchesParseOutgoing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := describe(id, "tools/call", p)
+				got := jsonrpc.Describe(id, "tools/call", p)
 				if !modern {
 					// Mcp-Name goes only with 2026-07-28: a legacy
 					// message's name is not told.
-					want.name = ""
+					want.Name = ""
 				}
-				if string(got.id) != string(want.id) || got.method != want.method || got.version != want.version || got.name != want.name {
+				if string(got.ID) != string(want.ID) || got.Method != want.Method || got.Version != want.Version || got.Name != want.Name {
 					t.Errorf("modern %v, %s, id %v: describe = %+v, parseOutgoing(%s) = %+v", modern, name, id != nil, got, b, want)
 				}
 			}

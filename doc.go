@@ -26,10 +26,11 @@
 // initialize and 2025-11-25 for a server of that era.
 //
 // The package has no cgo: it builds natively and with GOOS=js GOARCH=wasm,
-// where the wasm/ binding exposes it to JavaScript. Its one use of
-// syscall/js is the fetch twin of the HTTP round trip (http_js.go), as
-// coder/websocket's own browser build; under js it does not import
-// net/http (see Header).
+// where the wasm/ binding exposes it to JavaScript. Under js it uses
+// syscall/js in two files, as coder/websocket's own browser build: the
+// fetch twin of the HTTP round trip (http_js.go, through internal/jsfetch)
+// and the WebSocket's text-message hooks (websocket_js.go, through
+// internal/textframes); it does not import net/http there (see Header).
 // Caveats under WebAssembly: WebSocket pings do not exist in browsers, so a
 // dead connection is found by the heartbeat (Options.HeartbeatInterval: MCP
 // ping, or server/discover in 2026-07-28); a dial that times out may leave
@@ -37,97 +38,22 @@
 // and 4000–4999; Streamable HTTP goes through fetch (http_js.go) and is
 // subject to CORS.
 //
-// # The path of one list_changed
+// # Layers
 //
-// Each layer calls only the ones below it; what a layer needs of the one
-// above (the session a walk lists on, the handler of notifications, the
-// observer of progress) it is handed. Optional transport features sit
-// behind the interfaces of transport.go (describedWriter, entryReader,
-// paramMirror, noteSlots, sessionUpdater). From the top: list.go (the
-// live lists, their syncer and walker), walk.go (a walk's pages and their
-// items), session.go (the session, its change feed and the kind
-// registry), jsonrpc.go (messages, calls and their deadlines), the
-// transports (websocket*.go, http*.go), and internal/jsontext (JSON that
-// knows nothing of MCP); queue.go is the fifo and the subscriber registry
-// they share. The steps, in call order, as TestDocPathNamesTheCode and
-// TestDocPathOrder check them against the code (each names its files and,
-// in parentheses, the functions it runs):
+// The module's packages from the top; each imports only those below it
+// (TestLayers holds every build of the code to this diagram):
 //
-//  1. websocket.go (wsConn.Read), websocket_native.go (wsConn.readMessage)
-//     or, in the browser, websocket_js.go (wsConn.readMessage): the
-//     transport reads one message. Over Streamable HTTP: http_stream.go
-//     (httpConn.follow, httpConn.readEvents, sseReader.next), http.go
-//     (httpConn.enqueue, httpConn.readEntry); a stream re-opened without
-//     an event id to resume from is a gap (entryReader), which the session
-//     turns into the list_changed of every kind (session.go,
-//     onEventsMissed).
-//  2. jsonrpc.go (rpcConn.readLoop, decodeMessage, parseEnvelope),
-//     internal/jsontext/scan.go (ForEachMemberWith), session.go
-//     (Session.observe), queue.go (fifo.push, fifo.pop), jsonrpc.go
-//     (rpcConn.dispatchLoop): the envelope is checked by the JSON scanner;
-//     the read loop shows the notification to the session's observer
-//     (which routes a progress to its call), stamps it with its arrival
-//     and queues it; the dispatcher hands it, in arrival order, to the
-//     session's handler.
-//  3. session.go (Session.handleNotification, Session.onListChanged,
-//     kindsInvalidatedBy, specOf): the kind registry (kindTable) names the
-//     kinds the notification invalidates; the session checks that the
-//     server offers them and hands them to its change feed (changeFeed).
-//     In 2026-07-28 the same notification arrives on the
-//     subscriptions/listen stream (listen.go) and takes the same path.
-//  4. list.go (Client.listChanged, syncer.trigger, syncer.loop,
-//     syncer.serve, walker.run, sessionSlot.current): the Client's feed
-//     triggers the syncer of each kind: single flight, one more walk for
-//     triggers during a walk; the walker takes the current session and its
-//     epoch from the slot it was handed.
-//  5. walk.go (relist, Session.listRaw), session.go (Session.requestPage,
-//     requestVia), jsonrpc.go (rpcConn.callUnchecked, rpcConn.exchange,
-//     marshalMessage, rpcConn.write), internal/jsontext/write.go
-//     (WriteString): every page is requested; the session writes its
-//     params (listParams, with the era's _meta in 2026-07-28), which write
-//     themselves into the message (paramsWriter), and a transport that
-//     takes the message's description (describedWriter: Streamable HTTP)
-//     is handed it with its bytes.
-//  6. websocket.go (wsConn.Write), websocket_native.go
-//     (wsConn.writeMessage), or http.go (httpConn.writeDescribed,
-//     httpConn.writePost, httpConn.send, httpConn.sendOnce), http_native.go
-//     (netRoundTripper.roundTrip): the request goes out; its response
-//     comes back as in steps 1 and 2 (over Streamable HTTP on the POST's
-//     own stream, http_stream.go), and jsonrpc.go (rpcConn.deliver) hands
-//     it to the waiting request.
-//  7. jsonrpc.go (indexResult), internal/jsontext/scan.go (SplitArrayAt),
-//     walk.go (parseListPage, rawBuild.add, Session.listed): the result is
-//     indexed as its message is decoded, its items array split in place;
-//     only new or changed items are validated and keyed, and nothing is
-//     decoded; in 2026-07-28 over Streamable HTTP the tools list goes
-//     through the transport's paramMirror, http_params.go
-//     (httpConn.toolsListed), which reads each new tool's x-mcp-header
-//     marks once and keeps them in the item's slot (noteSlots).
-//  8. list.go (sessionSlot.ifCurrent, list.apply, diff, list.publish),
-//     queue.go (watchers.publish): unless a newer session has taken over,
-//     the list swaps the items, computes the diff and queues one update for
-//     the watchers registered now.
-//  9. queue.go (Client.eventLoop, Client.safeCall, watchers.still): the
-//     Client's event goroutine runs what the lists queued: their watchers
-//     that are registered still, in order.
-//  10. wasm/lists.go (watchList, listMsg.encode), wasm/hooks.go
-//     (hooks.list): the binding's watcher (List.WatchView) encodes the
-//     change (keys, added and changed items' raw JSON, removed keys, cause,
-//     latency) and hands it to JS in one crossing.
-//  11. js/src/lists.js (createLists, hook, apply): the hook that
-//     createLists handed the binding applies the message: a new frozen
-//     items array that reuses the objects of unchanged items.
-//  12. js/src/store.js (set): the store calls every subscriber.
+//	wasm/               the JavaScript binding: lists and calls handed to JS, no protocol logic
+//	mcplive             this package: Client and its calls; List, its syncer, walker and diff; Session, its eras and kind registry; the transports (websocket*.go, http*.go)
+//	internal/jsonrpc    JSON-RPC 2.0 without MCP: the message codec, Connection (pending calls, dispatcher), call deadlines and the clock, the fifo, the transport contract (Conn, Inbound, Outgoing, the optional interfaces)
+//	internal/methods, internal/redact, internal/wire, internal/jsfetch, internal/textframes, internal/listpos  MCP's method names, the URL as errors show it, the writer handed to the binding, the browser's fetch and text frames, where a walk found the last list's items
+//	internal/jsontext   JSON that knows nothing of MCP: the scanner, writer and field reader
+//	internal/printf     fmt's formatting of the verbs the wasm uses, without fmt
 //
-// Measured by TestPathTrace with internal/cmd/pathtrace (the functions of
-// the root package and internal/jsontext whose coverage count grows when
-// a go-sdk server adds one tool to a one-page list, watched as the binding
-// watches it; add the 2 wasm and 2 JS files above): over WebSocket in
-// 2025-11-25, 9 files and 87 functions; over Streamable HTTP in
-// 2026-07-28, 11 files and 123 or 124 functions (whether a call context's
-// Err is asked on the way depends on timing; docs/architecture.md has the
-// lists and the counts before). No call goes back up: the walker takes the
-// session, its epoch and the apply-if-current from the sessionSlot it is
-// handed, the session hands a tools list down to the transport's
-// paramMirror, and the transport is handed each message's description.
+// What a lower layer needs of an upper one is handed to it, never named:
+// a Connection is handed the session's notification handler, its
+// server-request handlers and the JSON encoder; a walk is handed the
+// session it lists on. The path of one list_changed through these layers,
+// function by function over each transport, is docs/architecture.md,
+// generated from a real run by internal/cmd/pathtrace.
 package mcplive

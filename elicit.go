@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -55,12 +56,12 @@ type ElicitResult struct {
 }
 
 // serverRequests are the server→client requests the session answers
-// besides ping (jsonrpc.go), by method.
-func (s *Session) serverRequests() map[string]requestHandler {
+// besides ping (internal/jsonrpc), by method.
+func (s *Session) serverRequests() map[string]jsonrpc.Handler {
 	if s.opts.OnElicit == nil {
 		return nil
 	}
-	return map[string]requestHandler{
+	return map[string]jsonrpc.Handler{
 		methodElicit: func(ctx context.Context, params RawMessage) (any, error) { return s.elicit(ctx, params) },
 	}
 }
@@ -244,7 +245,7 @@ func (s *Session) elicitWhileOpen(ctx context.Context, params RawMessage) (*Elic
 	res, err := s.elicit(ctx, params)
 	select {
 	case <-s.rpc.Done():
-		return nil, connLost(s.rpc.Err())
+		return nil, jsonrpc.ConnLost(s.rpc.Err())
 	default:
 	}
 	return res, err

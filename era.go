@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -172,12 +173,12 @@ func (s *Session) discover(ctx context.Context) error {
 	// not speak is a recognized answer: that one is a hard error, below.)
 	var res discoverResult
 	if err := decodeDiscoverResult(raw, &res); err != nil {
-		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", protocolError("not a DiscoverResult: %v", err))}
+		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("not a DiscoverResult: %v", err))}
 	}
 	if len(res.SupportedVersions) == 0 {
 		// DiscoverResult requires supportedVersions: an empty result is a
 		// legacy server answering every method.
-		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", protocolError("answered without supportedVersions: not a 2026-07-28 server"))}
+		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("answered without supportedVersions: not a 2026-07-28 server"))}
 	}
 	if !slices.Contains(res.SupportedVersions, ModernVersion) {
 		// A modern server of another modern revision: nothing in common
@@ -207,7 +208,7 @@ func (s *Session) discover(ctx context.Context) error {
 func (s *Session) Modern() bool { return s.modern }
 
 // requestMeta is the _meta of every modern request, and the protocol
-// version it names (told to the transport: outgoing.version).
+// version it names (told to the transport: jsonrpc.Outgoing.Version).
 type requestMeta struct {
 	raw     RawMessage
 	version string
@@ -274,7 +275,7 @@ type metaParams struct {
 	version string
 }
 
-func (p metaParams) writeParams(b *bytes.Buffer) error {
+func (p metaParams) WriteParams(b *bytes.Buffer) error {
 	j, err := marshalJSON(p.obj)
 	if err != nil {
 		return err
@@ -285,13 +286,13 @@ func (p metaParams) writeParams(b *bytes.Buffer) error {
 
 // describe tells the transport the request's name (params.name, or
 // params.uri) and its _meta's version.
-func (p metaParams) describe(m *outgoing) {
-	m.version = p.version
+func (p metaParams) Describe(m *jsonrpc.Outgoing) {
+	m.Version = p.version
 	if raw, ok := p.obj["name"]; ok {
-		m.name = jsonString(raw)
+		m.Name = jsonString(raw)
 	}
-	if raw, ok := p.obj["uri"]; ok && m.name == "" {
-		m.name = jsonString(raw)
+	if raw, ok := p.obj["uri"]; ok && m.Name == "" {
+		m.Name = jsonString(raw)
 	}
 }
 

@@ -2,9 +2,9 @@ package mcplive
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/printf"
 )
 
@@ -12,12 +12,12 @@ var (
 	// ErrClosed reports a connection or client that is closed: by Close, by
 	// the server, or by a network failure. Requests in flight when the
 	// connection drops fail with an error that wraps it.
-	ErrClosed = errors.New("mcplive: connection closed")
+	ErrClosed = jsonrpc.ErrClosed
 
 	// ErrProtocol reports a server that broke the protocol: a frame that is
 	// not one JSON-RPC message, a binary frame, a batch, a bad initialize
 	// result, an endless pagination cursor.
-	ErrProtocol = errors.New("mcplive: protocol violation")
+	ErrProtocol = jsonrpc.ErrProtocol
 
 	// ErrUnsupported reports a call the server's declared capabilities do
 	// not allow (for example resources/subscribe on a server without
@@ -41,29 +41,14 @@ var (
 const (
 	CodeParseError       = -32700
 	CodeInvalidRequest   = -32600
-	CodeMethodNotFound   = -32601
+	CodeMethodNotFound   = jsonrpc.CodeMethodNotFound
 	CodeInvalidParams    = -32602
-	CodeInternalError    = -32603
+	CodeInternalError    = jsonrpc.CodeInternalError
 	CodeResourceNotFound = -32002
 )
 
 // RPCError is an error response from the server. Use errors.As to get it.
-type RPCError struct {
-	Code    int64      `json:"code"`
-	Message string     `json:"message"`
-	Data    RawMessage `json:"data,omitempty"`
-}
-
-func (e *RPCError) Error() string {
-	// Not fmt: a legacy server's answer to the modern probe is such an
-	// error, and formatting it would be fmt's first use in a cold start.
-	return "mcplive: server error " + strconv.FormatInt(e.Code, 10) + ": " + e.Message
-}
-
-// protocolError wraps ErrProtocol with what was wrong.
-func protocolError(format string, args ...any) error {
-	return printf.Errorf("%w: %s", ErrProtocol, printf.Sprintf(format, args...))
-}
+type RPCError = jsonrpc.RPCError
 
 // methodErr says that method failed with err, naming the method once:
 // errors of a request already start with its method.

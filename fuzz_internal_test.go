@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
@@ -48,7 +49,7 @@ var decodeSeeds = []string{
 	`{}`,
 }
 
-// FuzzDecodeMessage checks that decodeMessage never panics, that every
+// FuzzDecodeMessage checks that jsonrpc.Decode never panics, that every
 // failure wraps ErrProtocol with a short message, and that every success
 // has the shape its kind promises and survives a round trip.
 func FuzzDecodeMessage(f *testing.F) {
@@ -56,7 +57,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, kind, err := decodeMessage(data)
+		m, kind, err := jsonrpc.Decode(data)
 		if err != nil {
 			if !errors.Is(err, ErrProtocol) {
 				t.Fatalf("error %q does not wrap ErrProtocol", err)
@@ -78,12 +79,12 @@ func FuzzDecodeMessage(f *testing.F) {
 		checkShape(t, m, kind, data)
 		// The Streamable HTTP transport tells a request's response on its
 		// stream without reading the whole message: it must agree.
-		if len(m.ID) > 0 && isResponseTo(data, m.ID) != (kind == kindResponse) {
-			t.Fatalf("isResponseTo(%q, %s) = %v for a message of kind %d", data, m.ID, !(kind == kindResponse), kind)
+		if len(m.ID) > 0 && isResponseTo(data, m.ID) != (kind == jsonrpc.KindResponse) {
+			t.Fatalf("isResponseTo(%q, %s) = %v for a message of kind %d", data, m.ID, !(kind == jsonrpc.KindResponse), kind)
 		}
 		if m.Result != nil && jsontext.Check(m.Result) != nil {
 			// A result is validated by whoever reads it (see
-			// parseEnvelope): rpcConn.callWith refuses this one.
+			// parseEnvelope): jsonrpc.Connection.CallWith refuses this one.
 			return
 		}
 		if !json.Valid(data) {
@@ -91,11 +92,11 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 
 		// What decodes must encode, and decode again to the same thing.
-		b, err := encodeWire(m)
+		b, err := jsonrpc.Encode(m)
 		if err != nil {
 			t.Fatalf("re-encoding %q: %v", data, err)
 		}
-		m2, kind2, err := decodeMessage(b)
+		m2, kind2, err := jsonrpc.Decode(b)
 		if err != nil {
 			t.Fatalf("re-encoded %q of %q does not decode: %v", b, data, err)
 		}
@@ -105,7 +106,7 @@ func FuzzDecodeMessage(f *testing.F) {
 	})
 }
 
-func checkShape(t *testing.T, m *wireMessage, kind msgKind, data []byte) {
+func checkShape(t *testing.T, m *jsonrpc.Message, kind jsonrpc.Kind, data []byte) {
 	t.Helper()
 	if m.JSONRPC != "2.0" {
 		t.Fatalf("accepted jsonrpc %q in %q", m.JSONRPC, data)
@@ -115,15 +116,15 @@ func checkShape(t *testing.T, m *wireMessage, kind msgKind, data []byte) {
 		t.Fatalf("accepted id %s (JSON-RPC ids are strings, numbers or null) in %q", m.ID, data)
 	}
 	switch kind {
-	case kindRequest:
+	case jsonrpc.KindRequest:
 		if m.Method == "" || !hasID || m.Result != nil || m.Error != nil {
 			t.Fatalf("request of the wrong shape: %+v from %q", m, data)
 		}
-	case kindNotification:
+	case jsonrpc.KindNotification:
 		if m.Method == "" || len(m.ID) > 0 || m.Result != nil || m.Error != nil {
 			t.Fatalf("notification of the wrong shape: %+v from %q", m, data)
 		}
-	case kindResponse:
+	case jsonrpc.KindResponse:
 		if m.Method != "" || (m.Result == nil) == (m.Error == nil) {
 			t.Fatalf("response of the wrong shape: %+v from %q", m, data)
 		}

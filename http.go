@@ -2,15 +2,12 @@ package mcplive
 
 import (
 	"context"
-	"errors"
-	"io"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -23,10 +20,6 @@ const (
 	headerName            = "Mcp-Name"
 	headerLastEventID     = "Last-Event-Id"
 )
-
-// modernVersion is the first protocol version without sessions and the GET
-// stream, and with the Mcp-Method and Mcp-Name headers.
-const modernVersion = "2026-07-28"
 
 // HTTPTransport speaks Streamable HTTP (MCP 2025-11-25 and 2026-07-28):
 // each message is a POST; the server answers a request with one JSON body
@@ -122,7 +115,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (Conn, error) {
 		log:         t.Logger,
 		getReady:    make(chan struct{}),
 	}
-	c.queue.init()
+	c.queue.Init()
 	if c.limit <= 0 {
 		c.limit = DefaultReadLimit
 	}
@@ -161,11 +154,11 @@ type httpConn struct {
 	wg     sync.WaitGroup // the goroutines that read answers and streams
 
 	mu          sync.Mutex
-	queue       fifo[inbound] // messages for Read, in arrival order per stream
-	err         error         // why the connection ended, once it did
+	queue       jsonrpc.Fifo[jsonrpc.Inbound] // messages for Read, in arrival order per stream
+	err         error                         // why the connection ended, once it did
 	closed      bool
 	sessionID   string
-	version     string // negotiated protocol version, from sessionUpdated
+	version     string // negotiated protocol version, from SessionUpdated
 	established bool   // the server has answered a message as it should
 	expired     bool   // the server ended the session (404)
 	getStarted  bool
@@ -184,35 +177,35 @@ type httpConn struct {
 }
 
 // Read returns the next message from any of the connection's streams.
-// Gaps and failed requests are not told (see readEntry).
+// Gaps and failed requests are not told (see ReadEntry).
 func (c *httpConn) Read(ctx context.Context) ([]byte, error) {
 	for {
-		in, err := c.readEntry(ctx)
-		if err != nil || (!in.gap && !in.liveness && in.fail == nil) {
-			return in.msg, err
+		in, err := c.ReadEntry(ctx)
+		if err != nil || (!in.Gap && !in.Liveness && in.Fail == nil) {
+			return in.Msg, err
 		}
 	}
 }
 
-// readEntry is Read that also tells of gaps, of the request that each
-// message answers and of requests whose answer cannot come (entryReader).
-func (c *httpConn) readEntry(ctx context.Context) (inbound, error) {
-	in, ok, err := c.queue.popCtx(ctx)
+// ReadEntry is Read that also tells of gaps, of the request that each
+// message answers and of requests whose answer cannot come (jsonrpc.EntryReader).
+func (c *httpConn) ReadEntry(ctx context.Context) (jsonrpc.Inbound, error) {
+	in, ok, err := c.queue.PopCtx(ctx)
 	switch {
 	case err != nil:
-		return inbound{}, err
+		return jsonrpc.Inbound{}, err
 	case ok:
 		return in, nil
 	}
-	return inbound{}, c.failure() // the queue is closed once the connection failed
+	return jsonrpc.Inbound{}, c.failure() // the queue is closed once the connection failed
 }
 
 // enqueue queues in for Read, unless the connection is closed.
-func (c *httpConn) enqueue(in inbound) {
+func (c *httpConn) enqueue(in jsonrpc.Inbound) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.closed {
-		c.queue.push(in)
+		c.queue.Push(in)
 	}
 }
 
@@ -224,7 +217,7 @@ func (c *httpConn) fail(err error) {
 		c.err = err
 	}
 	c.mu.Unlock()
-	c.queue.close() // what is queued is still read, then err
+	c.queue.Close() // what is queued is still read, then err
 	c.log.Warn("mcplive: Streamable HTTP connection ends", "url", shownURL(c.url), "err", err)
 }
 
@@ -234,7 +227,7 @@ func (c *httpConn) failure() error {
 	return c.err
 }
 
-// goLocked starts fn as one of the connection's goroutines unless the
+// goTracked starts fn as one of the connection's goroutines unless the
 // connection is closed. Close waits for them.
 func (c *httpConn) goTracked(fn func()) bool {
 	c.mu.Lock()
@@ -250,14 +243,14 @@ func (c *httpConn) goTracked(fn func()) bool {
 	return true
 }
 
-// sessionUpdated learns the negotiated version: it goes in a header on
+// SessionUpdated learns the negotiated version: it goes in a header on
 // every later request, and a session of 2025-11-25 or older opens the
 // standalone GET stream.
-func (c *httpConn) sessionUpdated(info SessionInfo) {
+func (c *httpConn) SessionUpdated(info SessionInfo) {
 	c.mu.Lock()
 	c.version = info.ProtocolVersion
 	c.mu.Unlock()
-	if info.ProtocolVersion < modernVersion {
+	if info.ProtocolVersion < firstModernVersion {
 		c.startGET()
 	}
 }
@@ -288,220 +281,6 @@ func (c *httpConn) startGET() {
 	}
 }
 
-func (m outgoing) isRequest() bool { return m.id != nil }
-
-func (m outgoing) what() string {
-	switch {
-	case m.method != "":
-		return m.method
-	default:
-		return "a response"
-	}
-}
-
-func parseOutgoing(msg []byte) (outgoing, error) {
-	// By hand, as encoding/json would read them (jsonwire.go).
-	var env struct {
-		ID     RawMessage
-		Method string
-		Params RawMessage
-	}
-	if err := jsontext.Decode(msg, "message", []jsontext.Field{{Name: "id", Dst: &env.ID}, {Name: "method", Dst: &env.Method}, {Name: "params", Dst: &env.Params}}); err != nil {
-		return outgoing{}, printf.Errorf("mcplive: write: not one JSON-RPC message: %v", err)
-	}
-	m := outgoing{method: env.Method}
-	if env.Method != "" && len(env.ID) > 0 && string(env.ID) != "null" {
-		m.id = env.ID
-	}
-	if len(env.Params) > 0 && env.Params[0] == '{' {
-		var name, uri string
-		// Best effort: the headers are extras.
-		_ = jsontext.Decode(env.Params, "params", []jsontext.Field{{Name: "name", Dst: &name}, {Name: "uri", Dst: &uri}, {Name: "_meta", Dst: func(v []byte) error {
-			return jsontext.DecodeFields(v, "_meta", []jsontext.Field{{Name: metaProtocolVersion, Dst: &m.version}})
-		}}})
-		m.name = name
-		if m.name == "" {
-			m.name = uri
-		}
-	}
-	return m, nil
-}
-
-// Write POSTs msg and returns once the server's answer has begun: a
-// request's response arrives later through Read, so a long answer holds no
-// caller. An HTTP error fails this message only, except a 404 on a known
-// session (the server ended it: the connection ends with an error wrapping
-// ErrClosed, and the client starts a new session) and a network failure
-// (the connection ends too). When the connection has ended, a request's
-// Write returns nil: Read reports the end, and the request fails with the
-// connection. A JSON-RPC error the server sends with an HTTP error status
-// is the request's response.
-func (c *httpConn) Write(ctx context.Context, msg []byte) error {
-	m, err := parseOutgoing(msg)
-	if err != nil {
-		return err
-	}
-	return c.writeDescribed(ctx, msg, m)
-}
-
-// writeDescribed is Write of a message that the JSON-RPC layer describes
-// (describedWriter): what parseOutgoing would read of it is m.
-func (c *httpConn) writeDescribed(ctx context.Context, msg []byte, m outgoing) error {
-	return c.writePost(post{ctx: ctx, msg: msg, m: m})
-}
-
-// writePost sends p (anew, when p.resends > 0: lost).
-func (c *httpConn) writePost(p post) (err error) {
-	ctx, msg, m := p.ctx, p.msg, p.m
-	defer func() {
-		if err != nil && m.isRequest() && c.failure() != nil && !errors.Is(err, errNotSent) {
-			// The connection has ended (the server is out of reach, or
-			// ended the session): Read reports it, and the request
-			// fails with the connection, in the same order as every
-			// other request in flight (the session ends first). An
-			// error here would reach the caller before the session's
-			// end, which would read as a failed request.
-			err = nil
-		}
-	}()
-	if err := c.failure(); err != nil {
-		if m.isRequest() {
-			// The connection ended before this request was written (a
-			// failure of another request ended it: the listen stream's
-			// re-open, a page of a walk): it certainly never reached the
-			// server, and its caller may send it on the next connection.
-			return &notSent{err}
-		}
-		return err
-	}
-	if m.method == methods.NotifyCancelled && !c.legacy(m) {
-		// 2026-07-28: closing the request's stream is the cancellation
-		// (the caller's context ended, which closed it); the revision
-		// defines no notification POSTs.
-		return nil
-	}
-	reqCtx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(c.ctx, cancel)
-	handedOff := false
-	if m.isRequest() {
-		c.track(m.id)
-	}
-	defer func() {
-		if !handedOff {
-			stop()
-			cancel()
-			c.settle(m.id)
-		}
-	}()
-
-	resp, err := c.send(reqCtx, methodPost, msg, m, "")
-	if err != nil {
-		if ctx.Err() != nil && m.isRequest() && c.legacy(m) {
-			// The request may have reached the server: tell it to stop,
-			// as the spec asks (a dropped POST does not cancel).
-			c.cancelLater(m.id)
-		}
-		return err
-	}
-	if c.legacy(m) {
-		// 2026-07-28 has no sessions: an id a server mints anyway is
-		// neither kept nor sent back (nor DELETEd on Close).
-		c.noteSession(resp)
-	}
-
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := c.refused(resp, m)
-		if d := retryAfterOf(err); d > 0 && m.isRequest() && resendable(m.method) && p.resends < maxResends && c.failure() == nil {
-			// A list page or the discovery refused for now (429, 503)
-			// with a Retry-After: asked again after it, in the background
-			// (the request stays pending).
-			handedOff = c.goTracked(func() {
-				defer stop()
-				defer cancel()
-				c.lost(p, err, d)
-			})
-			if handedOff {
-				return nil
-			}
-		}
-		if err != nil && !m.isRequest() && m.method != methods.NotifyInitialized && !errors.Is(err, ErrClosed) {
-			// One refused notification or response (a cancellation of
-			// a request the server forgot, say) is no broken
-			// connection: HTTP carries on.
-			c.log.Warn("mcplive: the server refused a message", "message", m.what(), "err", err)
-			return nil
-		}
-		return err
-	}
-	if !m.isRequest() {
-		// Its body (none, as a rule) is read to its end, not aborted.
-		body := resp.Body
-		detach(body)
-		if !c.goTracked(func() { release(body) }) {
-			body.Close()
-		}
-		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
-			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.what())
-		}
-		c.setEstablished()
-		if m.method == methods.NotifyInitialized {
-			// For a session that does not call sessionUpdated: the
-			// standalone stream opens once the session is initialized.
-			c.startGET()
-			// The session is ready once the stream is open: a list
-			// change the server announces after that is not lost
-			// between the client's first lists and the stream.
-			c.awaitGET(ctx)
-		}
-		return nil
-	}
-	ct := mediaType(resp.Header.Get("Content-Type"))
-	switch ct {
-	case "application/json":
-		c.setEstablished()
-		handedOff = c.goTracked(func() {
-			defer c.settle(m.id)
-			defer stop()
-			defer cancel()
-			c.readJSON(reqCtx, resp, p)
-		})
-	case "text/event-stream":
-		c.setEstablished()
-		handedOff = c.goTracked(func() {
-			defer c.settle(m.id)
-			defer stop()
-			defer cancel()
-			c.follow(reqCtx, resp, &p, m.method)
-		})
-	default:
-		resp.Body.Close()
-		what := printf.Sprintf("Content-Type %q", resp.Header.Get("Content-Type"))
-		if resp.StatusCode == statusAccepted || resp.StatusCode == statusNoContent || resp.ContentLength == 0 {
-			what = printf.Sprintf("%s and no body", resp.Status)
-		}
-		err := printf.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
-			ErrProtocol, m.method, what)
-		return c.dialErr(err, "is this URL an MCP endpoint?")
-	}
-	if !handedOff {
-		resp.Body.Close()
-		return c.closedErr()
-	}
-	return nil
-}
-
-// legacy reports whether a message belongs to a 2025-11-25 (or older)
-// session, where a dropped request is not cancelled without
-// notifications/cancelled.
-func (c *httpConn) legacy(m outgoing) bool {
-	if m.version != "" {
-		return m.version < modernVersion
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.version < modernVersion
-}
-
 // cancelLater sends notifications/cancelled for request id, in the
 // background and bounded.
 func (c *httpConn) cancelLater(id RawMessage) {
@@ -515,7 +294,7 @@ func (c *httpConn) cancelLater(id RawMessage) {
 	c.goTracked(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, c.dialTimeout)
 		defer cancel()
-		_ = c.writeDescribed(ctx, b, outgoing{method: methods.NotifyCancelled})
+		_ = c.WriteDescribed(ctx, b, jsonrpc.Outgoing{Method: methods.NotifyCancelled})
 	})
 }
 
@@ -556,7 +335,7 @@ func (c *httpConn) Close() error {
 		if c.err == nil {
 			c.err = printf.Errorf("%w by the client", ErrClosed)
 		}
-		c.queue.drop()
+		c.queue.Drop()
 		sid, expired, version := c.sessionID, c.expired, c.version
 		var inflight []RawMessage
 		for id := range c.inflight {
@@ -566,7 +345,7 @@ func (c *httpConn) Close() error {
 		c.cancel()
 		if sid != "" && !expired {
 			ctx, cancel := context.WithTimeout(context.Background(), min(c.dialTimeout, 5*time.Second))
-			if version < modernVersion {
+			if version < firstModernVersion {
 				// A dropped request goes on running on the server (the
 				// spec of 2025-11-25); a server may also hold the DELETE
 				// until its requests end (go-sdk does). Cancel them.
@@ -578,12 +357,12 @@ func (c *httpConn) Close() error {
 					if err != nil {
 						continue
 					}
-					if resp, err := c.sendOnce(ctx, methodPost, b, outgoing{method: methods.NotifyCancelled}, ""); err == nil {
+					if resp, err := c.sendOnce(ctx, methodPost, b, jsonrpc.Outgoing{Method: methods.NotifyCancelled}, ""); err == nil {
 						resp.Body.Close()
 					}
 				}
 			}
-			if resp, err := c.sendOnce(ctx, methodDelete, nil, outgoing{}, ""); err == nil {
+			if resp, err := c.sendOnce(ctx, methodDelete, nil, jsonrpc.Outgoing{}, ""); err == nil {
 				resp.Body.Close()
 			}
 			cancel()
@@ -596,10 +375,10 @@ func (c *httpConn) Close() error {
 	return nil
 }
 
-// pushes reports whether the server can tell this connection of changes
+// Pushes reports whether the server can tell this connection of changes
 // between requests: false once a 2025-11-25 server answered the
 // standalone stream's GET with 405 (a stateless server).
-func (c *httpConn) pushes() bool {
+func (c *httpConn) Pushes() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.noPush
@@ -625,334 +404,4 @@ func (c *httpConn) noteSession(resp *httpResponse) {
 	if old != "" && old != sid {
 		c.log.Warn("mcplive: the server sent a different session id; keeping the first", "first", old, "now", sid)
 	}
-}
-
-// send makes one request with the session's headers: msg is the POST
-// body, lastEventID resumes a GET stream. Before the server first answered,
-// the wait for the answer is bounded by the dial timeout, and a failure
-// wraps ErrDial. A 401 goes through OnUnauthorized, which may have the
-// request sent once more.
-func (c *httpConn) send(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
-	for attempt := 0; ; attempt++ {
-		resp, err := c.sendOnce(ctx, method, msg, m, lastEventID)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode < 400 || c.onUnauth == nil || attempt > 0 || !isAuthChallenge(resp) {
-			return resp, nil
-		}
-		aerr := c.authError(resp, method)
-		resp.Body.Close()
-		if err := c.onUnauth(ctx, aerr); err != nil {
-			return nil, printf.Errorf("%w (OnUnauthorized: %w)", aerr, err)
-		}
-	}
-}
-
-func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m outgoing, lastEventID string) (*httpResponse, error) {
-	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
-	if req.Header == nil {
-		req.Header = Header{}
-	}
-	if c.creds != nil {
-		h, err := c.creds(ctx, method, c.url)
-		if err != nil {
-			return nil, printf.Errorf("mcplive: %s %s: get credentials: %w", method, shownURL(c.url), err)
-		}
-		for k, v := range h {
-			if len(v) > 0 {
-				req.Header.Set(k, v[0])
-			}
-		}
-	} else if c.token != nil {
-		tok, err := c.token(ctx)
-		if err != nil {
-			return nil, printf.Errorf("mcplive: %s %s: get token: %w", method, shownURL(c.url), err)
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-	}
-	c.mu.Lock()
-	sid, version, established := c.sessionID, c.version, c.established
-	c.mu.Unlock()
-	if m.version != "" {
-		version = m.version
-	}
-	switch method {
-	case methodPost:
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-	case methodGet:
-		req.Header.Set("Accept", "text/event-stream")
-	}
-	if sid != "" {
-		req.Header.Set(headerSessionID, sid)
-	}
-	if version != "" {
-		req.Header.Set(headerProtocolVersion, version)
-	}
-	if version >= modernVersion && m.method != "" && m.isRequest() {
-		req.Header.Set(headerMethod, m.method)
-		switch m.method {
-		case methods.CallTool, methods.GetPrompt, methods.ReadResource:
-			if m.name != "" {
-				req.Header.Set(headerName, encodeHeaderValue(m.name))
-			}
-			if m.method == methods.CallTool {
-				c.setParamHeaders(req.Header, m.name, msg)
-			}
-		}
-	}
-	if lastEventID != "" {
-		req.Header.Set(headerLastEventID, lastEventID)
-	}
-
-	// Before the server first answered, the wait for its answer is
-	// bounded like a WebSocket's handshake (the dial timeout); the timer
-	// stops once the answer has begun, and the body reads on in actx.
-	actx, acancel := context.WithCancel(ctx)
-	var timedOut atomic.Bool
-	var timer *time.Timer // made only when it can fire: most requests need none
-	if !established && method == methodPost {
-		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
-	}
-	req.ctx = actx
-	resp, err := c.rt.roundTrip(req)
-	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
-		if err == nil {
-			resp.Body.Close()
-		}
-		acancel()
-		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, shownURL(c.url), c.dialTimeout, ErrTimeout, ErrDial)
-	}
-	if err == nil {
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
-		return resp, nil
-	}
-	acancel()
-	if ctx.Err() != nil {
-		if c.ctx.Err() != nil {
-			if method == methodPost && unwritten(err) {
-				// The connection ended (another request's failure ended
-				// it) before this request was written: it never reached
-				// the server (errNotSent).
-				return nil, &notSent{c.closedErr()}
-			}
-			return nil, c.closedErr()
-		}
-		return nil, ctx.Err()
-	}
-	if errors.Is(err, errRedirect) {
-		return nil, c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, shownURL(c.url), err), "")
-	}
-	hint := "is the server up and the URL right?"
-	if inBrowser() {
-		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
-	}
-	if !established {
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, shownURL(c.url), err, ErrDial), hint)
-	}
-	if method == methodGet {
-		// The event stream is optional: a proxy that allows POST only, a
-		// CORS refusal of GET, a redirect loop fail it alone (reopen).
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w", method, shownURL(c.url), err), hint)
-	}
-	// The server is out of reach: the connection ends, as a dropped
-	// WebSocket does, and the client reconnects.
-	cause := err
-	err = withAdvice(printf.Errorf("mcplive: %s %s: %w: %w", method, shownURL(c.url), ErrClosed, err), hint)
-	c.fail(err)
-	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
-		// This request certainly never reached the server: its caller
-		// may send it again on the next connection (errNotSent).
-		return nil, &notSent{err}
-	}
-	return nil, err
-}
-
-// errNotSent matches the error of a request that never reached the server
-// (the connection to it could not be made or written): sending it again
-// on a new connection cannot run it twice.
-var errNotSent = errors.New("mcplive: the request was not sent")
-
-type notSent struct{ err error }
-
-func (e *notSent) Error() string   { return e.err.Error() }
-func (e *notSent) Unwrap() []error { return []error{e.err, errNotSent} }
-
-// cancelOnClose ends a request's context when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelOnClose) detach() { detach(b.ReadCloser) }
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
-// errRedirect reports a redirect the transport does not follow: one that
-// would turn a POST into a GET (301, 302, 303), one to another origin, a
-// loop, too many.
-var errRedirect = errors.New("redirect not followed")
-
-// maxRedirects bounds the redirects of one request.
-const maxRedirects = 10
-
-// followRedirects sends r through once (one request to url, redirects not
-// followed) and follows the redirects of its answers as the transport
-// does: 307 and 308 keep the method and the body, and 301, 302 and 303 do
-// for a GET; a POST redirected with 301, 302 or 303 (which would become a
-// GET) fails, naming the redirect and its target. A redirect to another
-// origin is not followed: the app's headers, the session id and the token
-// are for the MCP server's origin alone. A loop is reported as one.
-// resolve makes a Location absolute against the URL it answered.
-func followRedirects(r *httpRequest, once func(url string) (*httpResponse, error), resolve func(base, ref string) (string, error)) (*httpResponse, error) {
-	cur := r.URL
-	seen := []string{cur}
-	for {
-		resp, err := once(cur)
-		if err != nil {
-			return nil, err
-		}
-		code, loc := resp.StatusCode, resp.Header.Get("Location")
-		if code != 301 && code != 302 && code != 303 && code != 307 && code != 308 || loc == "" {
-			resp.Request = r
-			return resp, nil
-		}
-		resp.Body.Close()
-		next, err := resolve(cur, loc)
-		if err != nil {
-			return nil, printf.Errorf("%w: the server redirected the %s to a bad URL %q: %v", errRedirect, r.Method, loc, err)
-		}
-		switch {
-		case !strings.EqualFold(originOf(next), originOf(cur)):
-			return nil, printf.Errorf("%w: the server redirected the %s with %d to another origin, %s; mcplive does not follow it (the app's headers, the session id and the token are for the MCP server's origin alone): use that URL if it is the MCP endpoint",
-				errRedirect, r.Method, code, redactURL(next))
-		case code < 307 && r.Method != methodGet:
-			return nil, printf.Errorf("%w: the server redirected a %s to %s with %d, which turns it into a GET; use the URL it redirects to",
-				errRedirect, r.Method, redactURL(next), code)
-		case slices.Contains(seen, next):
-			return nil, printf.Errorf("%w: a redirect loop: %s → %s", errRedirect, strings.Join(mapStrings(seen, redactURL), " → "), redactURL(next))
-		case len(seen) > maxRedirects:
-			return nil, printf.Errorf("%w: stopped after %d redirects (last to %s)", errRedirect, maxRedirects, redactURL(next))
-		}
-		seen = append(seen, next)
-		cur = next
-	}
-}
-
-// originOf returns the scheme and authority of an absolute URL, lower-cased
-// ("https://example.com:8443").
-func originOf(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
-		rest = rest[i+1:] // no user info
-	}
-	return strings.ToLower(scheme + "://" + rest)
-}
-
-// redactURL drops the user info (a password) of a URL, for error texts.
-func redactURL(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u
-	}
-	end := len(rest)
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		end = i
-	}
-	if i := strings.LastIndexByte(rest[:end], '@'); i >= 0 {
-		return scheme + "://" + rest[i+1:]
-	}
-	return u
-}
-
-func mapStrings(ss []string, fn func(string) string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fn(s)
-	}
-	return out
-}
-
-// httpRequest is one request as the transport sends it, and
-// httpResponse one answer: net/http's types would do, but under
-// WebAssembly they link Go's TLS and X.509 code into the binary (about
-// 40 KB compressed) for nothing: the browser twin (http_js.go) speaks
-// fetch without them.
-type httpRequest struct {
-	ctx    context.Context
-	Method string
-	URL    string
-	Header Header
-	Body   []byte
-}
-
-type httpResponse struct {
-	StatusCode    int
-	Status        string // "404 Not Found"
-	Header        Header
-	ContentLength int64 // -1 when unknown
-	Body          io.ReadCloser
-	Request       *httpRequest // the request sent (its headers)
-}
-
-// roundTripper sends one request (natively through net/http, in browsers
-// and Node through fetch), following redirects that keep the method.
-type roundTripper interface {
-	roundTrip(*httpRequest) (*httpResponse, error)
-}
-
-// mediaType returns the media type of a Content-Type value, lower-cased,
-// without its parameters (mime.ParseMediaType, without package mime in the
-// wasm).
-func mediaType(ct string) string {
-	t, _, _ := strings.Cut(ct, ";")
-	return strings.ToLower(strings.TrimSpace(t))
-}
-
-// encodeHeaderValue returns s as it may travel in Mcp-Name: as it is when
-// it is plain ASCII, in the "=?base64?…?=" form otherwise (2026-07-28).
-func encodeHeaderValue(s string) string {
-	plain := s != "" && s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ' && s[len(s)-1] != '\t' &&
-		!(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
-	for i := 0; plain && i < len(s); i++ {
-		plain = s[i] >= 0x20 && s[i] <= 0x7E
-	}
-	if plain {
-		return s
-	}
-	b := append(make([]byte, 0, len("=?base64?")+(len(s)+2)/3*4+len("?=")), "=?base64?"...)
-	return string(append(appendBase64(b, s), "?="...))
-}
-
-// appendBase64 appends s in standard base64 with padding (RFC 4648 §4), as
-// base64.StdEncoding encodes it: the one base64 the wasm writes, without
-// package encoding/base64 and its tables in the wasm.
-func appendBase64(b []byte, s string) []byte {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	for ; len(s) >= 3; s = s[3:] {
-		v := uint(s[0])<<16 | uint(s[1])<<8 | uint(s[2])
-		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], alphabet[v&63])
-	}
-	switch len(s) {
-	case 1:
-		v := uint(s[0]) << 16
-		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], '=', '=')
-	case 2:
-		v := uint(s[0])<<16 | uint(s[1])<<8
-		b = append(b, alphabet[v>>18&63], alphabet[v>>12&63], alphabet[v>>6&63], '=')
-	}
-	return b
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -35,24 +36,24 @@ func (c *httpConn) dialErr(err error, hint string) error {
 }
 
 // refused handles a POST answered with an HTTP error status.
-func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
+func (c *httpConn) refused(resp *httpResponse, m jsonrpc.Outgoing) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err := c.sessionGone(resp); err != nil {
 		return err
 	}
-	if m.isRequest() {
+	if m.IsRequest() {
 		if rpcErr := jsonRPCErrorBody(body); rpcErr != nil {
 			// The server's answer to the request, in JSON-RPC terms
 			// (both parts valid JSON: the id is the request's own, the
 			// error was read above).
-			b := make([]byte, 0, 32+len(m.id)+len(rpcErr))
+			b := make([]byte, 0, 32+len(m.ID)+len(rpcErr))
 			b = append(b, `{"jsonrpc":"2.0","id":`...)
-			b = append(b, m.id...)
+			b = append(b, m.ID...)
 			b = append(b, `,"error":`...)
 			b = append(b, rpcErr...)
 			b = append(b, '}')
-			c.enqueue(inbound{msg: b, forID: m.id, sole: true})
+			c.enqueue(jsonrpc.Inbound{Msg: b, ForID: m.ID, Sole: true})
 			return nil
 		}
 	}
@@ -71,7 +72,7 @@ func (c *httpConn) refused(resp *httpResponse, m outgoing) error {
 		// A browser hides a response header unless the server exposes it.
 		herr.hint = "if the server assigned a session id, it must expose it to pages: Access-Control-Expose-Headers: Mcp-Session-Id"
 	}
-	return printf.Errorf("mcplive: %s: %w", m.what(), herr)
+	return printf.Errorf("mcplive: %s: %w", m.What(), herr)
 }
 
 // sessionGone returns the error that ends the connection when resp is a
@@ -102,7 +103,7 @@ func jsonRPCErrorBody(body []byte) RawMessage {
 		return nil
 	}
 	var e RPCError
-	if decodeRPCError(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
+	if jsonrpc.DecodeError(v.Error, &e) != nil || e.Message == "" && e.Code == 0 {
 		return nil
 	}
 	return v.Error

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -28,12 +29,12 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 		if ctx.Err() != nil {
 			return // the caller stopped waiting, or Close
 		}
-		c.lost(p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.method, err), 0)
+		c.lost(p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, p.m.Method, err), 0)
 	case int64(len(b)) > c.limit:
-		c.failID(p.m.id, printf.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.method, c.limit))
+		c.failID(p.m.ID, printf.Errorf("%w: the answer to %s is larger than the read limit of %d bytes", ErrProtocol, p.m.Method, c.limit))
 	default:
-		c.settle(p.m.id) // answered before the caller can see it
-		c.enqueue(inbound{msg: b, forID: p.m.id, sole: true})
+		c.settle(p.m.ID) // answered before the caller can see it
+		c.enqueue(jsonrpc.Inbound{Msg: b, ForID: p.m.ID, Sole: true})
 	}
 }
 
@@ -41,7 +42,7 @@ func (c *httpConn) readJSON(ctx context.Context, resp *httpResponse, p post) {
 type post struct {
 	ctx     context.Context // the Write's: it ends with the request
 	msg     []byte
-	m       outgoing
+	m       jsonrpc.Outgoing
 	resends int // how many times it was sent again
 }
 
@@ -66,11 +67,11 @@ func resendable(method string) bool {
 // when, else after a short delay); any other fails with why. The
 // connection and every other request carry on.
 func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
-	if !resendable(p.m.method) || p.resends >= maxResends || p.ctx.Err() != nil {
-		c.failID(p.m.id, why)
+	if !resendable(p.m.Method) || p.resends >= maxResends || p.ctx.Err() != nil {
+		c.failID(p.m.ID, why)
 		return
 	}
-	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.method, "why", why.Error())
+	c.log.Info("mcplive: the answer was lost; sending the request again", "method", p.m.Method, "why", why.Error())
 	delay := backoffDelay(reopenDelay, maxReopenDelay, p.resends, false, 0)
 	if retryAfter > 0 {
 		delay = retryAfter
@@ -80,7 +81,7 @@ func (c *httpConn) lost(p post, why error, retryAfter time.Duration) {
 	}
 	p.resends++
 	if err := c.writePost(p); err != nil {
-		c.failID(p.m.id, err)
+		c.failID(p.m.ID, err)
 	}
 }
 
@@ -91,7 +92,7 @@ func (c *httpConn) failID(id RawMessage, err error) {
 		return
 	}
 	c.settle(id)
-	c.enqueue(inbound{forID: id, fail: err})
+	c.enqueue(jsonrpc.Inbound{ForID: id, Fail: err})
 }
 
 // Stream resumption: an attempt waits the server's retry time, or
@@ -117,7 +118,7 @@ const (
 func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what string) {
 	var id RawMessage
 	if p != nil {
-		id = p.m.id
+		id = p.m.ID
 	} else {
 		defer c.signalGET()
 	}
@@ -155,10 +156,10 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 					// Nothing could be resumed: what the server said while
 					// the stream was down is lost. The session re-lists
 					// everything.
-					c.enqueue(inbound{gap: true})
+					c.enqueue(jsonrpc.Inbound{Gap: true})
 				}
 				if wasDown {
-					c.enqueue(inbound{liveness: true})
+					c.enqueue(jsonrpc.Inbound{Liveness: true})
 				}
 				c.signalGET()
 			}
@@ -178,7 +179,7 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 			// ended without its answer: the server may be going away,
 			// and its kept-alive connections with it. They are dropped,
 			// so that the next request dials: a refused dial proves that
-			// request unsent (errNotSent), a write on a dead connection
+			// request unsent (jsonrpc.ErrNotSent), a write on a dead connection
 			// proves nothing.
 			c.closeIdle()
 		}
@@ -241,10 +242,10 @@ func (c *httpConn) readEvents(sr *sseReader, id RawMessage, answered func()) (pr
 		if id != nil && isResponseTo(ev.data, id) {
 			answered()   // the caller, done, must not abort the stream's end
 			c.settle(id) // answered before the caller can see it
-			c.enqueue(inbound{msg: ev.data, forID: id})
+			c.enqueue(jsonrpc.Inbound{Msg: ev.data, ForID: id})
 			return true, true, nil
 		}
-		c.enqueue(inbound{msg: ev.data, forID: id})
+		c.enqueue(jsonrpc.Inbound{Msg: ev.data, ForID: id})
 	}
 }
 
@@ -258,7 +259,7 @@ func isResponseTo(msg []byte, id RawMessage) bool {
 	idOK, answered, is := false, false, false
 	jsontext.WalkMembersUntil(msg, func(key []byte, i int) bool {
 		// A null method or error counts as none, and so does an empty
-		// method (decodeMessage's rule); a null result is a result.
+		// method (jsonrpc.Decode's rule); a null result is a result.
 		isNull := msg[i] == 'n'
 		emptyString := i+1 < len(msg) && msg[i] == '"' && msg[i+1] == '"'
 		switch {
@@ -293,7 +294,7 @@ func (c *httpConn) reopen(ctx context.Context, id RawMessage, what, lastID strin
 			return nil, nil
 		}
 	}
-	resp, err := c.send(ctx, methodGet, nil, outgoing{}, lastID)
+	resp, err := c.send(ctx, methodGet, nil, jsonrpc.Outgoing{}, lastID)
 	if err != nil {
 		if ctx.Err() != nil || c.failure() != nil {
 			return nil, nil
@@ -387,7 +388,7 @@ func (c *httpConn) pushLost(err error) {
 		if err != nil {
 			c.log.Warn("mcplive: the event stream (GET) failed; the lists do not follow changes until it opens again (retrying)", "url", shownURL(c.url), "err", err.Error())
 		}
-		c.enqueue(inbound{liveness: true})
+		c.enqueue(jsonrpc.Inbound{Liveness: true})
 	}
 	c.signalGET()
 }
@@ -421,204 +422,11 @@ func release(body io.ReadCloser) {
 	body.Close()
 }
 
-// sseEvent is one dispatched server-sent event.
-type sseEvent struct {
-	// id is the stream's last event ID once this event was dispatched (the
-	// value to resume from), which an event may leave unchanged.
-	id string
-	// name is the event type; "" means "message".
-	name string
-	// data is the event's data, nil for an event without data (such as
-	// the priming event a Streamable HTTP server sends with an id only).
-	data []byte
-}
-
 // errEventTooLarge reports an event or line over the reader's limit.
 var errEventTooLarge = errors.New("event larger than the read limit")
-
-// sseReader parses a text/event-stream as the WHATWG HTML standard's
-// "event stream interpretation" says (lines end in CRLF, LF or CR; a
-// leading BOM is skipped; comments start with a colon; an event ends at an
-// empty line), with one addition browsers lack: a limit on the size of one
-// event, so that a server cannot make the client buffer without end (a
-// line that never ends counts too).
-type sseReader struct {
-	r     io.Reader
-	limit int // bytes of one event's data, and of one line
-
-	buf        []byte // grows from minSSEBuf to maxSSEBuf while reads fill it
-	start, end int
-	full       bool  // the last read filled buf: the next one gets a larger buf
-	rerr       error // the error that ended r, once it did
-	skipLF     bool  // the last line ended in CR: a following LF is part of it
-	started    bool  // the first line has been read (the BOM check is done)
-	line       []byte
-
-	// Parser state.
-	idBuf  string        // the last event ID buffer
-	lastID string        // the last event ID, as of the last dispatch
-	retry  time.Duration // the reconnection time a retry field set; 0 if none
-	name   string
-	data   []byte
-	hasAny bool // the current event has had a field
-}
 
 // The read buffer starts small: a stream is made for every request over
 // Streamable HTTP, and most carry one short answer. A 32 KB buffer for each
 // was a large allocation, zeroed, on every request. It doubles while reads
 // fill it, up to maxSSEBuf.
 const minSSEBuf, maxSSEBuf = 4 << 10, 32 << 10
-
-func newSSEReader(r io.Reader, limit int64) *sseReader {
-	l := int(min(limit, int64(int(^uint(0)>>1)-64)))
-	return &sseReader{r: r, limit: l, buf: make([]byte, minSSEBuf)}
-}
-
-// next returns the next event. It returns io.EOF at a clean end of the
-// stream, io.ErrUnexpectedEOF when it ended inside an event (an event is
-// complete only with the empty line after it), errEventTooLarge past the
-// limit, or the error of the underlying reader.
-func (s *sseReader) next() (sseEvent, error) {
-	for {
-		line, err := s.readLine()
-		if err != nil {
-			if err == io.EOF && (s.hasAny || len(s.line) > 0) {
-				err = io.ErrUnexpectedEOF
-			}
-			return sseEvent{}, err
-		}
-		if len(line) == 0 {
-			if !s.hasAny {
-				continue
-			}
-			ev := sseEvent{name: s.name}
-			s.lastID = s.idBuf
-			ev.id = s.lastID
-			if len(s.data) > 0 {
-				// The data buffer ends in the LF of its last line.
-				ev.data = bytes.Clone(s.data[:len(s.data)-1])
-			}
-			s.name, s.data, s.hasAny = "", s.data[:0], false
-			return ev, nil
-		}
-		if line[0] == ':' {
-			continue // a comment, such as a keep-alive
-		}
-		field, value := line, []byte(nil)
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			field, value = line[:i], line[i+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
-		}
-		switch string(field) {
-		case "event":
-			s.name = string(value)
-			s.hasAny = true
-		case "data":
-			if len(s.data)+len(value) > s.limit {
-				return sseEvent{}, errEventTooLarge
-			}
-			s.data = append(s.data, value...)
-			s.data = append(s.data, '\n')
-			s.hasAny = true
-		case "id":
-			if bytes.IndexByte(value, 0) < 0 {
-				s.idBuf = string(value)
-			}
-			s.hasAny = true
-		case "retry":
-			if ms, ok := parseDigits(value); ok {
-				s.retry = time.Duration(ms) * time.Millisecond
-			}
-		}
-		// Other fields are ignored, as the standard says.
-	}
-}
-
-// broken reports a stream that ended with an error of its reader (a
-// connection that broke), not at a clean end.
-func (s *sseReader) broken() bool {
-	return s.rerr != nil && s.rerr != io.EOF
-}
-
-// parseDigits parses a retry field: ASCII digits only, capped at a day.
-func parseDigits(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n < 86_400_000 {
-			n = n*10 + int64(c-'0')
-		}
-	}
-	return min(n, 86_400_000), true
-}
-
-// readLine returns the next line without its end. The line is valid until
-// the next call.
-func (s *sseReader) readLine() ([]byte, error) {
-	s.line = s.line[:0]
-	for {
-		if s.start == s.end {
-			if s.rerr != nil {
-				return nil, s.rerr
-			}
-			if s.full && len(s.buf) < maxSSEBuf {
-				s.buf = make([]byte, 2*len(s.buf))
-			}
-			n, err := s.r.Read(s.buf)
-			s.start, s.end, s.full = 0, n, n == len(s.buf)
-			if err != nil {
-				s.rerr = err
-			}
-			if n == 0 && err == nil {
-				continue
-			}
-			continue
-		}
-		chunk := s.buf[s.start:s.end]
-		if s.skipLF {
-			s.skipLF = false
-			if chunk[0] == '\n' {
-				s.start++
-				continue
-			}
-		}
-		i := bytes.IndexAny(chunk, "\r\n")
-		if i < 0 {
-			s.line = append(s.line, chunk...)
-			s.start = s.end
-			if len(s.line) > s.limit+64 { // room for the field name
-				return nil, errEventTooLarge
-			}
-			continue
-		}
-		s.line = append(s.line, chunk[:i]...)
-		s.skipLF = chunk[i] == '\r'
-		s.start += i + 1
-		if len(s.line) > s.limit+64 {
-			return nil, errEventTooLarge
-		}
-		if !s.started {
-			s.started = true
-			s.line = bytes.TrimPrefix(s.line, []byte("\xEF\xBB\xBF"))
-		}
-		return s.line, nil
-	}
-}
-
-// describeSSEError turns an error of next into words for an error message.
-func describeSSEError(err error, limit int64) string {
-	switch {
-	case errors.Is(err, errEventTooLarge):
-		return printf.Sprintf("an event (or a line of one) is larger than the read limit of %d bytes", limit)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the stream ended inside an event (an event ends with an empty line)"
-	}
-	return err.Error()
-}

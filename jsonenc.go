@@ -8,8 +8,8 @@ package mcplive
 
 import (
 	"bytes"
-	"strconv"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
@@ -23,8 +23,20 @@ type jsonWriter interface {
 // jsonEnc is internal/jsontext's writer with this package's own types
 // (jsonWriter) added.
 var jsonEnc = jsontext.Encoder{Own: func(b *bytes.Buffer, v any, esc bool) (bool, error) {
-	w, ok := v.(jsonWriter)
-	if !ok {
+	var w jsonWriter
+	switch v := v.(type) {
+	case jsonWriter:
+		w = v
+	case *RPCError, *jsonrpc.Message: // jsonrpc's: they write themselves there
+		if jsontext.IsNilPointer(v) {
+			b.WriteString("null")
+			return true, nil
+		}
+		if e, ok := v.(*RPCError); ok {
+			return true, jsonrpc.WriteError(b, e, esc)
+		}
+		return true, jsonrpc.WriteMessage(b, v.(*jsonrpc.Message), esc)
+	default:
 		return false, nil
 	}
 	if jsontext.IsNilPointer(v) {
@@ -41,56 +53,11 @@ func marshalJSON(v any) ([]byte, error) { return jsonEnc.Marshal(v) }
 // SetEscapeHTML(false) does without its newline (esc false).
 func writeJSON(b *bytes.Buffer, v any, esc bool) error { return jsonEnc.Write(b, v, esc) }
 
+// writeJSONString writes s as a JSON string as json.Marshal does.
+func writeJSONString(b *bytes.Buffer, s string) { jsontext.WriteString(b, s, true) }
+
 // The package's types that it sends, written as json.Marshal writes their
 // fields (in order; omitempty as encoding/json reads it).
-
-func (m *wireMessage) writeJSON(b *bytes.Buffer, esc bool) error {
-	b.WriteString(`{"jsonrpc":`)
-	jsontext.WriteString(b, m.JSONRPC, esc)
-	if err := writeRawField(b, `,"id":`, m.ID, esc); err != nil {
-		return err
-	}
-	if m.Method != "" {
-		b.WriteString(`,"method":`)
-		jsontext.WriteString(b, m.Method, esc)
-	}
-	if err := writeRawField(b, `,"params":`, m.Params, esc); err != nil {
-		return err
-	}
-	if err := writeRawField(b, `,"result":`, m.Result, esc); err != nil {
-		return err
-	}
-	if m.Error != nil {
-		b.WriteString(`,"error":`)
-		if err := m.Error.writeJSON(b, esc); err != nil {
-			return err
-		}
-	}
-	b.WriteByte('}')
-	return nil
-}
-
-// writeRawField writes an omitempty json.RawMessage field: name (with its
-// comma and colon) and raw, or nothing when raw is empty.
-func writeRawField(b *bytes.Buffer, name string, raw RawMessage, esc bool) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	b.WriteString(name)
-	return jsontext.WriteCompact(b, raw, esc)
-}
-
-func (e *RPCError) writeJSON(b *bytes.Buffer, esc bool) error {
-	b.WriteString(`{"code":`)
-	b.Write(strconv.AppendInt(b.AvailableBuffer(), e.Code, 10))
-	b.WriteString(`,"message":`)
-	jsontext.WriteString(b, e.Message, esc)
-	if err := writeRawField(b, `,"data":`, e.Data, esc); err != nil {
-		return err
-	}
-	b.WriteByte('}')
-	return nil
-}
 
 func (r *ElicitResult) writeJSON(b *bytes.Buffer, esc bool) error {
 	b.WriteString(`{"action":`)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
@@ -113,10 +114,10 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 func TestWriteJSONTypesMatchEncodingJSON(t *testing.T) {
 	total := 3
 	for name, v := range map[string]any{
-		"message":             &wireMessage{JSONRPC: "2.0", ID: json.RawMessage(`"<id>"`), Method: "tools/call", Params: json.RawMessage(`{ "a" : "&" }`)},
-		"message no id":       &wireMessage{JSONRPC: "2.0", Method: "notifications/initialized"},
-		"answer":              &wireMessage{JSONRPC: "2.0", ID: json.RawMessage(`7`), Result: json.RawMessage(`{}`)},
-		"error answer":        &wireMessage{JSONRPC: "2.0", ID: json.RawMessage(`7`), Error: &RPCError{Code: -32601, Message: "method not found: <x>"}},
+		"message":             &jsonrpc.Message{JSONRPC: "2.0", ID: json.RawMessage(`"<id>"`), Method: "tools/call", Params: json.RawMessage(`{ "a" : "&" }`)},
+		"message no id":       &jsonrpc.Message{JSONRPC: "2.0", Method: "notifications/initialized"},
+		"answer":              &jsonrpc.Message{JSONRPC: "2.0", ID: json.RawMessage(`7`), Result: json.RawMessage(`{}`)},
+		"error answer":        &jsonrpc.Message{JSONRPC: "2.0", ID: json.RawMessage(`7`), Error: &RPCError{Code: -32601, Message: "method not found: <x>"}},
 		"error with data":     &RPCError{Code: 1, Message: "", Data: json.RawMessage(` {"d" : [1]} `)},
 		"error bad data":      &RPCError{Code: 1, Message: "m", Data: json.RawMessage(`{`)},
 		"elicit accept":       &ElicitResult{Action: "accept", Content: map[string]any{"n": 1.0, "s": "<", "b": false, "l": []any{"a"}, "r": json.RawMessage(`{"x": 1}`)}},

@@ -16,11 +16,6 @@ import (
 // reuse the scanner that every message goes through anyway. The fuzz
 // tests (jsonwire_internal_test.go) compare them with encoding/json.
 
-// decodeRPCError reads a JSON-RPC error object into e.
-func decodeRPCError(val []byte, e *RPCError) error {
-	return jsontext.DecodeFields(val, "RPCError", []jsontext.Field{{Name: "code", Dst: &e.Code}, {Name: "message", Dst: &e.Message}, {Name: "data", Dst: &e.Data}})
-}
-
 // UnmarshalJSON decodes im as encoding/json decodes the struct (the same
 // value, the same errors), without reflection.
 func (im *Implementation) UnmarshalJSON(b []byte) error {
@@ -190,7 +185,7 @@ func (o *Options) clientCapabilitiesJSON() string {
 	return `{"elicitation":{"form":{}}}`
 }
 
-// encodedParams are a request's params already encoded; marshalMessage
+// encodedParams are a request's params already encoded; jsonrpc.MarshalMessage
 // writes them as they are.
 type encodedParams []byte
 
@@ -198,7 +193,7 @@ type encodedParams []byte
 // listParams.MarshalJSON).
 func (p encodedParams) MarshalJSON() ([]byte, error) { return p, nil }
 
-func (p encodedParams) writeParams(b *bytes.Buffer) error {
+func (p encodedParams) WriteParams(b *bytes.Buffer) error {
 	b.Write(p)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 )
@@ -102,18 +103,18 @@ func jsonRPCErrorBodyJSON(body []byte) json.RawMessage {
 	return v.Error
 }
 
-func parseOutgoingJSON(msg []byte) (outgoing, error) {
+func parseOutgoingJSON(msg []byte) (jsonrpc.Outgoing, error) {
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(msg, &env); err != nil {
-		return outgoing{}, err
+		return jsonrpc.Outgoing{}, err
 	}
-	m := outgoing{method: env.Method}
+	m := jsonrpc.Outgoing{Method: env.Method}
 	if env.Method != "" && len(env.ID) > 0 && string(env.ID) != "null" {
-		m.id = env.ID
+		m.ID = env.ID
 	}
 	if len(env.Params) > 0 && env.Params[0] == '{' {
 		var p struct {
@@ -124,10 +125,10 @@ func parseOutgoingJSON(msg []byte) (outgoing, error) {
 			} `json:"_meta"`
 		}
 		_ = json.Unmarshal(env.Params, &p)
-		m.version = p.Meta.Version
-		m.name = p.Name
-		if m.name == "" {
-			m.name = p.URI
+		m.Version = p.Meta.Version
+		m.Name = p.Name
+		if m.Name == "" {
+			m.Name = p.URI
 		}
 	}
 	return m, nil
@@ -208,7 +209,7 @@ func checkWireDecoders(t *testing.T, in string) {
 		if err := jsontext.Check(b); err != nil {
 			return err
 		}
-		return decodeRPCError(b[jsontext.SkipWS(b, 0):], e)
+		return jsonrpc.DecodeError(b[jsontext.SkipWS(b, 0):], e)
 	})
 	if got, want := jsonRPCErrorBody([]byte(in)), jsonRPCErrorBodyJSON([]byte(in)); string(got) != string(want) {
 		t.Fatalf("jsonRPCErrorBody(%s) = %s, with encoding/json: %s", in, got, want)
@@ -407,9 +408,9 @@ func TestListenParamsMatchEncodingJSON(t *testing.T) {
 			if err != nil || string(got) != string(want) {
 				t.Fatalf("listenParams(%v) = %s, %v; encoding/json: %s", f, got, err, want)
 			}
-			msg, _ := marshalMessage(nil, methods.Listen, listenParams{filter: f, meta: meta})
+			msg, _ := jsonrpc.MarshalMessage(nil, methods.Listen, listenParams{filter: f, meta: meta}, marshalJSON)
 			if !strings.Contains(string(msg), `"params":`+string(want)+"}") {
-				t.Fatalf("marshalMessage: %s, want params %s", msg, want)
+				t.Fatalf("MarshalMessage: %s, want params %s", msg, want)
 			}
 		}
 	}

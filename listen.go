@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
@@ -111,7 +112,7 @@ func decodeAckParams(raw []byte, p *ackParams) error {
 
 // listenParams are the params of subscriptions/listen: the filter
 // (listenFilter's values: true, or a list of URIs) and the request's
-// _meta (withMeta sets it). marshalMessage writes them as json.Marshal
+// _meta (withMeta sets it). jsonrpc.MarshalMessage writes them as json.Marshal
 // would write {"notifications": filter, "_meta": meta}, without it.
 type listenParams struct {
 	filter  map[string]any
@@ -119,18 +120,18 @@ type listenParams struct {
 	version string // the protocol version meta names
 }
 
-func (p listenParams) describe(m *outgoing) { m.version = p.version }
+func (p listenParams) Describe(m *jsonrpc.Outgoing) { m.Version = p.version }
 
 // MarshalJSON: see listParams.MarshalJSON.
 func (p listenParams) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	if err := p.writeParams(&b); err != nil {
+	if err := p.WriteParams(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-func (p listenParams) writeParams(b *bytes.Buffer) error {
+func (p listenParams) WriteParams(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	if p.meta != nil {
 		b.WriteString(`"_meta":`)
@@ -325,7 +326,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		// Close waits for the streams started before it (listenWG):
 		// none may start beside that wait.
 		s.mu.Unlock()
-		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, connLost(nil))
+		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, jsonrpc.ConnLost(nil))
 	}
 	s.listenWG.Add(1)
 	s.mu.Unlock()
@@ -380,7 +381,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 		if st.err != nil {
 			return nil, methodErr(methods.Listen, st.err)
 		}
-		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, protocolError("the server ended the stream without acknowledging it"))
+		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, jsonrpc.ProtocolError("the server ended the stream without acknowledging it"))
 	case <-ctx.Done():
 		st.stop(s)
 		return nil, printf.Errorf("mcplive: %s: %w", methods.Listen, ctx.Err())
@@ -443,7 +444,7 @@ func (st *listenStream) stop(s *Session) {
 // stream it names (io.modelcontextprotocol/subscriptionId: the listen
 // request's id); a server that leaves the id out acknowledges the newest
 // stream still waiting.
-func (s *Session) onAcknowledged(m *wireMessage) {
+func (s *Session) onAcknowledged(m *jsonrpc.Message) {
 	var p ackParams
 	if err := decodeAckParams(m.Params, &p); err != nil {
 		s.opts.Logger.Warn("mcplive: bad notifications/subscriptions/acknowledged", "err", err.Error())
@@ -490,8 +491,8 @@ func (s *Session) liveKind(spec kindSpec) bool {
 	if !s.modern {
 		// Notifications come whenever the server sends them, unless the
 		// transport has no way for it to send them between requests.
-		p, ok := s.rpc.conn.(interface{ pushes() bool })
-		return !ok || p.pushes()
+		p, ok := s.rpc.Conn().(jsonrpc.Pusher)
+		return !ok || p.Pushes()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,7 +1,7 @@
 package mcplive_test
 
 // Helpers of the live-list tests (list_test.go, reconnect_test.go) and
-// benchmarks (sync_bench_test.go). Their names start with "live" so they
+// benchmarks (list_bench_test.go). Their names start with "live" so they
 // cannot collide with the helpers of the package's other test files.
 
 import (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 )
 
@@ -17,7 +18,7 @@ func TestParseListPage(t *testing.T) {
 	if err != nil || string(items.raw) != `[]` || !items.array || next != nil {
 		t.Fatalf("got %s %v %v", items.raw, next, err)
 	}
-	// parseListPage takes results that parseEnvelope validated; on
+	// parseListPage takes results that jsonrpc.Decode validated; on
 	// anything else it must still fail or succeed without a panic.
 	for _, odd := range []string{`{"tools":[}`, `{"tools`, `{"a":"\`, `{"a":[[[`, `{`, `{"a"`, `{"a":`, `{"a":1,`, `{"tools":"x"}`} {
 		parseListPage([]byte(odd), nil, "tools")
@@ -46,8 +47,8 @@ func FuzzParseListPage(f *testing.F) {
 		// The envelope's pass reads an object result into an index: from it,
 		// parseListPage must find what it finds in the bytes.
 		msg := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), b...), '}')
-		if m, _, derr := decodeMessage(msg); derr == nil && m.index != nil && string(m.Result) == string(bytes.Trim(b, " \t\r\n")) {
-			page2, next2, info2, err2 := parseListPage(m.Result, m.index, "tools")
+		if m, _, derr := jsonrpc.Decode(msg); derr == nil && m.Index != nil && string(m.Result) == string(bytes.Trim(b, " \t\r\n")) {
+			page2, next2, info2, err2 := parseListPage(m.Result, m.Index, "tools")
 			if (err == nil) != (err2 == nil) || page.array != page2.array || len(page.items) != len(page2.items) ||
 				(next == nil) != (next2 == nil) || (next != nil && *next != *next2) || info != info2 {
 				t.Fatalf("%q: from the bytes %v, %d items, err %v; from the index %v, %d items, err %v", b, page.array, len(page.items), err, page2.array, len(page2.items), err2)

@@ -23,8 +23,9 @@ import (
 // list's update; with MCPLIVE_PATH_TRACE=base it only waits. The blocks
 // whose coverage count (-covermode=count) is higher in the change run than
 // in the base run are the path: internal/cmd/pathtrace subtracts the
-// profiles and prints the files and functions. It is skipped without
-// MCPLIVE_PATH_TRACE.
+// profiles and writes the files and functions into docs/architecture.md
+// (its TestArchitectureDoc runs this test and checks that page). It is
+// skipped without MCPLIVE_PATH_TRACE.
 func TestPathTrace(t *testing.T) {
 	mode := os.Getenv("MCPLIVE_PATH_TRACE")
 	if mode != "base" && mode != "change" {

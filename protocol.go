@@ -12,6 +12,13 @@ const (
 	ProtocolVersion = "2025-11-25"
 )
 
+// firstModernVersion is the first revision of the modern era, the one
+// versions are compared with (revisions are dates): over Streamable HTTP
+// the first without sessions and the GET stream, and with the Mcp-Method
+// and Mcp-Name headers (http.go). Today it is ModernVersion; a newer
+// revision would move ModernVersion, not this.
+const firstModernVersion = ModernVersion
+
 // supportedVersions are the legacy revisions a server may answer
 // initialize with.
 var supportedVersions = []string{ProtocolVersion, "2025-06-18", "2025-03-26"}

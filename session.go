@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/mcplive/mcplive/internal/jsontext"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -20,7 +18,7 @@ import (
 // keeps no lists: Client builds both on top of it. All methods are safe for
 // concurrent use.
 type Session struct {
-	rpc  *rpcConn
+	rpc  *jsonrpc.Connection
 	opts Options
 	init atomic.Pointer[InitializeResult] // set once initialize succeeded
 	feed changeFeed                       // where invalidations go
@@ -47,7 +45,7 @@ type Session struct {
 	listenSerial atomic.Bool
 
 	mu        sync.Mutex
-	progress  map[string]*fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)
+	progress  map[string]*jsonrpc.Fifo[progressEvent] // by token: the calls that wait for their progress (withProgress)
 	nextToken int64
 }
 
@@ -99,12 +97,12 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		opts:     o,
 		feed:     feed,
 		subs:     subs,
-		progress: make(map[string]*fifo[progressEvent]),
+		progress: make(map[string]*jsonrpc.Fifo[progressEvent]),
 		listens:  make(map[int64]*listenStream),
 
 		legacyFirst: legacyFirst,
 	}
-	s.rpc = newRPCConn(conn, o.Logger, s.observe, s.handleNotification, s.serverRequests(), o.RequestTimeout)
+	s.rpc = jsonrpc.New(conn, jsonrpc.Options{Log: o.Logger, Observe: s.observe, Notify: s.handleNotification, Handlers: s.serverRequests(), Timeout: o.RequestTimeout, Marshal: marshalJSON})
 	if err := s.open(ctx); err != nil {
 		s.rpc.Close()
 		if o.ProtocolVersion == "" && s.modern && ctx.Err() == nil &&
@@ -117,11 +115,11 @@ func openSession(ctx context.Context, t Transport, o Options, feed changeFeed, s
 		}
 		return nil, err
 	}
-	if su, ok := conn.(sessionUpdater); ok {
-		su.sessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
+	if su, ok := conn.(jsonrpc.SessionUpdater); ok {
+		su.SessionUpdated(SessionInfo{ProtocolVersion: s.InitializeResult().ProtocolVersion})
 	}
 	if !s.modern {
-		if err := s.rpc.notifyWrite(ctx, methods.NotifyInitialized, nil); err != nil {
+		if err := s.rpc.Notify(ctx, methods.NotifyInitialized, nil); err != nil {
 			s.rpc.Close()
 			// The session never opened: a failed dial, as initialize's
 			// own failures are (err names the method already).
@@ -145,7 +143,7 @@ func (s *Session) initialize(ctx context.Context) error {
 	}
 	var res InitializeResult
 	if err := decodeInitializeResult(raw, &res); err != nil {
-		return printf.Errorf("mcplive: initialize: %w", protocolError("bad initialize result: %v", err))
+		return printf.Errorf("mcplive: initialize: %w", jsonrpc.ProtocolError("bad initialize result: %v", err))
 	}
 	res.Raw = raw
 	ok := false
@@ -214,33 +212,33 @@ func (s *Session) requestRaw(ctx context.Context, method string, params any) (Ra
 	if err != nil {
 		return nil, printf.Errorf("%s: %w", method, err)
 	}
-	return requestVia(ctx, s, method, params, s.rpc.call)
+	return requestVia(ctx, s, method, params, s.rpc.Call)
 }
 
 // requestPage requests one page of a list, the first when cursor is nil;
-// the walk validates the result itself (see parseEnvelope): the whole
+// the walk validates the result itself (see jsonrpc.Decode): the whole
 // response. Its params are made here, not by withMeta: a cursor, encoded
 // without a map's sorting of keys (cursorParams), and in the modern era
 // the session's _meta (listParams). afterSend, when not nil, runs once
-// the request is written (see callUnchecked).
-func (s *Session) requestPage(ctx context.Context, method string, cursor *string, afterSend func()) (*wireMessage, error) {
+// the request is written (see jsonrpc.Connection.CallUnchecked).
+func (s *Session) requestPage(ctx context.Context, method string, cursor *string, afterSend func()) (*jsonrpc.Message, error) {
 	var params any
 	if mp := s.meta.Load(); s.modern && mp != nil {
 		params = listParams{cursor: cursor, meta: mp.raw, version: mp.version}
 	} else if cursor != nil {
 		params = cursorParams{*cursor}
 	}
-	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*wireMessage, error) {
-		return s.rpc.callUnchecked(ctx, method, params, afterSend)
+	return requestVia(ctx, s, method, params, func(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+		return s.rpc.CallUnchecked(ctx, method, params, afterSend)
 	})
 }
 
-// requestVia sends a request whose params are ready with the rpcConn
+// requestVia sends a request whose params are ready with the jsonrpc.Connection
 // call given, and names its errors.
 func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
 	var none R
 	// The connection bounds the request by s.opts.RequestTimeout
-	// (newRPCConn; jsonrpc.go).
+	// (jsonrpc.New).
 	raw, err := call(ctx, method, params)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
@@ -266,7 +264,7 @@ func (s *Session) requestLong(ctx context.Context, method string, params any, on
 	if err != nil {
 		return nil, printf.Errorf("%s: %w", method, err)
 	}
-	raw, err := s.rpc.callWith(ctx, method, params, onID)
+	raw, err := s.rpc.CallWith(ctx, method, params, onID)
 	if err != nil {
 		var rpcErr *RPCError
 		if errors.As(err, &rpcErr) {
@@ -285,7 +283,7 @@ func (s *Session) requestInto(ctx context.Context, method string, params, v any,
 		return err
 	}
 	if err := decodeResult(res, v); err != nil {
-		return printf.Errorf("%s: %w", method, protocolError("bad result: %v", err))
+		return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("bad result: %v", err))
 	}
 	if raw != nil {
 		*raw = res
@@ -303,392 +301,9 @@ func (s *Session) need(method string, ok bool, what string) error {
 
 func (s *Session) caps() ServerCapabilities { return s.InitializeResult().Capabilities }
 
-// Ping checks that the server answers: ping in the legacy era,
-// server/discover in the modern one (which has no ping).
-func (s *Session) Ping(ctx context.Context) error {
-	method := methods.Ping
-	if s.modern {
-		method = methods.Discover
-	}
-	_, err := s.request(ctx, method, nil)
-	return err
-}
-
-// heartbeat is Ping bounded by ctx alone, not by the request timeout.
-func (s *Session) heartbeat(ctx context.Context) error {
-	method := methods.Ping
-	if s.modern {
-		method = methods.Discover
-	}
-	_, err := s.requestLong(ctx, method, nil, nil)
-	return err
-}
-
-// CallToolOptions are optional settings of CallTool.
-type CallToolOptions struct {
-	// OnProgress receives the server's notifications/progress for this
-	// call, in order, on the goroutine that called CallTool: every one the
-	// server sent before the result has run when CallTool returns.
-	OnProgress func(Progress)
-}
-
-// CallTool calls a tool. args is encoded as the arguments object (nil sends
-// none). A tool that ran and failed returns a result with IsError, not an
-// error.
-func (s *Session) CallTool(ctx context.Context, name string, args any, opts *CallToolOptions) (*CallToolResult, error) {
-	if err := s.need(methods.CallTool, s.caps().Tools != nil, "tools"); err != nil {
-		return nil, err
-	}
-	params := map[string]any{"name": name}
-	if args != nil {
-		params["arguments"] = args
-	}
-	var res CallToolResult
-	var err error
-	if opts != nil && opts.OnProgress != nil {
-		err = s.withProgress(params, opts.OnProgress, func() error {
-			return s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
-		})
-	} else {
-		err = s.requestInto(ctx, methods.CallTool, params, &res, &res.Raw)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// progressEvent is one notifications/progress of a call, or the end of
-// the call (end).
-type progressEvent struct {
-	p   Progress
-	end bool
-}
-
-// withProgress runs call with a progress token in params' _meta, on a
-// goroutine of its own, and runs fn on this one for each notifications/
-// progress of the token. The read loop routes them (observe) in order with
-// the responses, so the call's end is queued after every one the server
-// sent before its result: nothing waits on the dispatcher, which may be
-// this goroutine (a notification handler that calls a tool).
-func (s *Session) withProgress(params map[string]any, fn func(Progress), call func() error) error {
-	token, q := s.addProgress()
-	defer s.removeProgress(token)
-	params["_meta"] = map[string]any{"progressToken": RawMessage(token)}
-	var err error
-	go func() {
-		err = call()
-		q.push(progressEvent{end: true})
-	}()
-	for {
-		ev, _ := q.pop()
-		if ev.end {
-			return err // written before the end was pushed
-		}
-		s.safeProgress(fn, ev.p)
-	}
-}
-
-// safeProgress runs an OnProgress callback; a panic in it is logged, and
-// the call goes on.
-func (s *Session) safeProgress(fn func(Progress), p Progress) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.opts.Logger.Error("mcplive: OnProgress panicked", "panic", r)
-		}
-	}()
-	fn(p)
-}
-
-// GetPrompt renders a prompt with its arguments.
-func (s *Session) GetPrompt(ctx context.Context, name string, args map[string]string) (*GetPromptResult, error) {
-	if err := s.need(methods.GetPrompt, s.caps().Prompts != nil, "prompts"); err != nil {
-		return nil, err
-	}
-	params := map[string]any{"name": name}
-	if len(args) > 0 {
-		params["arguments"] = args
-	}
-	var res GetPromptResult
-	if err := s.requestInto(ctx, methods.GetPrompt, params, &res, &res.Raw); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// ReadResource reads the contents of a resource.
-func (s *Session) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
-	if err := s.need(methods.ReadResource, s.caps().Resources != nil, "resources"); err != nil {
-		return nil, err
-	}
-	var res ReadResourceResult
-	ctx = context.WithValue(ctx, retriedKey{}, &res.Retried)
-	if err := s.requestInto(ctx, methods.ReadResource, map[string]any{"uri": uri}, &res, &res.Raw); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// Complete asks the server for completion values of an argument.
-func (s *Session) Complete(ctx context.Context, params CompleteParams) (*CompleteResult, error) {
-	if err := s.need(methods.Complete, s.caps().Completions != nil, "completions"); err != nil {
-		return nil, err
-	}
-	var res CompleteResult
-	if err := s.requestInto(ctx, methods.Complete, params, &res, &res.Raw); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// SetLoggingLevel asks the server to send notifications/message at level
-// and above (debug, info, notice, warning, error, critical, alert,
-// emergency). They reach Options.OnLog.
-func (s *Session) SetLoggingLevel(ctx context.Context, level string) error {
-	if err := s.need(methods.SetLevel, s.caps().Logging != nil, "logging"); err != nil {
-		return err
-	}
-	if s.modern {
-		// The modern era has no logging/setLevel: the level travels in
-		// the _meta of every request from now on.
-		s.setMeta(ModernVersion, level)
-		return nil
-	}
-	_, err := s.request(ctx, methods.SetLevel, map[string]any{"level": level})
-	return err
-}
-
-// SubscribeResource subscribes to changes of one resource: fn is called with
-// the URI on each notifications/resources/updated for it (then read the
-// resource again). unsubscribe removes fn and, for the last subscriber of
-// the URI, sends resources/unsubscribe.
-func (s *Session) SubscribeResource(ctx context.Context, uri string, fn func(uri string)) (unsubscribe func(context.Context) error, err error) {
-	if err := s.need(methods.Subscribe, s.caps().Resources != nil && s.caps().Resources.Subscribe, "resources.subscribe"); err != nil {
-		return nil, err
-	}
-	return s.subs.subscribe(ctx, uri, fn,
-		func(ctx context.Context) error { return s.subscribeSend(ctx, uri) },
-		func(ctx context.Context) error { return s.unsubscribeSend(ctx, uri) })
-}
-
-func (s *Session) addProgress() (string, *fifo[progressEvent]) {
-	q := new(fifo[progressEvent])
-	q.init()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextToken++
-	token := strconv.FormatInt(s.nextToken, 10)
-	s.progress[token] = q
-	return token, q
-}
-
-func (s *Session) removeProgress(token string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.progress, token)
-}
-
 // abort ends the connection with reason (a dead peer found by the
 // heartbeat); requests in flight fail with it.
-func (s *Session) abort(reason error) { s.rpc.shutdown(reason) }
-
-// The change feed: a session turns what it hears into invalidations, "kind
-// K may have changed" and "resource U was updated", and hands them to its
-// feed. A Client's feed re-lists (syncer.trigger) and calls resource
-// subscribers; a bare Session's feed calls its resource subscribers only.
-// Today's source is the 2025-11-25 notifications below; every other source
-// (a subscriptions/listen stream, an HTTP event stream) ends in the same
-// two calls.
-type changeFeed interface {
-	// listChanged says that kinds may have changed; at is when the news
-	// arrived.
-	listChanged(kinds []Kind, at time.Time)
-	// resourceUpdated says that the contents of uri changed.
-	resourceUpdated(uri string)
-}
-
-// notificationHandlers maps each server notification this package acts on
-// to its handler, as go-sdk's clientMethodInfos. Handlers run on the
-// session's dispatcher, in arrival order, before Options.OnNotification.
-// The list_changed notifications come from the kind registry (kindTable).
-var notificationHandlers = map[string]func(s *Session, m *wireMessage){
-	methods.NotifyMessage:          (*Session).onLog,
-	methods.NotifyResourceUpdated:  (*Session).onResourceUpdated,
-	methods.NotifyToolsChanged:     (*Session).onListChanged,
-	methods.NotifyPromptsChanged:   (*Session).onListChanged,
-	methods.NotifyResourcesChanged: (*Session).onListChanged,
-	methods.NotifyAcknowledged:     (*Session).onAcknowledged,
-}
-
-// livenessFeed is a feed that records which lists are live (a Client):
-// told when the transport's way of telling changes went or came back.
-type livenessFeed interface{ livenessChanged(s *Session) }
-
-// handleNotification runs on the dispatcher goroutine, in arrival order.
-func (s *Session) handleNotification(m *wireMessage) {
-	if m.liveness {
-		if f, ok := s.feed.(livenessFeed); ok {
-			f.livenessChanged(s)
-		}
-		return
-	}
-	if m.gap {
-		s.onEventsMissed(m)
-		return
-	}
-	if h := notificationHandlers[m.Method]; h != nil {
-		h(s, m)
-	}
-	if s.opts.OnNotification != nil {
-		s.opts.OnNotification(m.Method, m.Params)
-	}
-}
-
-// observe runs on the read loop for every notification, in order with the
-// responses: it routes a notifications/progress to the call that waits for
-// it (withProgress). It must not block.
-func (s *Session) observe(m *wireMessage) {
-	if m.Method != methods.NotifyProgress {
-		return
-	}
-	var token RawMessage
-	var p Progress
-	if decodeProgress(m.Params, &token, &p) != nil {
-		return
-	}
-	s.mu.Lock()
-	q := s.progress[string(token)]
-	s.mu.Unlock()
-	if q != nil {
-		q.push(progressEvent{p: p})
-	}
-}
-
-func (s *Session) onLog(m *wireMessage) {
-	if s.opts.OnLog == nil {
-		return
-	}
-	var lm LogMessage
-	if decodeLogMessage(m.Params, &lm) == nil {
-		s.opts.OnLog(lm)
-	}
-}
-
-func (s *Session) onResourceUpdated(m *wireMessage) {
-	var uri string
-	if jsontext.Decode(m.Params, "params", []jsontext.Field{{Name: "uri", Dst: &uri}}) == nil {
-		s.feed.resourceUpdated(uri)
-	}
-}
-
-// onListChanged invalidates the kinds of a list_changed. It is honoured
-// even when the server did not declare listChanged, as long as it offers
-// the kind at all (servers forget the flag).
-func (s *Session) onListChanged(m *wireMessage) {
-	kinds := kindsInvalidatedBy(m.Method)
-	caps := s.caps()
-	for _, k := range kinds {
-		if spec, _ := specOf(k); !spec.offered(caps) {
-			// The kinds of one notification share their capability
-			// (resources and templates): log the notification once.
-			s.opts.Logger.Warn("mcplive: ignored a list_changed for a kind the server does not offer", "method", m.Method)
-			return
-		}
-	}
-	s.feed.listChanged(kinds, m.arrivedAt())
-}
-
-// onEventsMissed turns a gap in the transport's messages (entryReader) into
-// the invalidation of every kind: each list_changed of the kind registry
-// is handled as if it had arrived at the gap (Options.OnNotification sees
-// it too).
-func (s *Session) onEventsMissed(gap *wireMessage) {
-	var seen []string
-	for _, spec := range kindTable {
-		if slices.Contains(seen, spec.notification) {
-			continue
-		}
-		seen = append(seen, spec.notification)
-		s.handleNotification(&wireMessage{JSONRPC: "2.0", Method: spec.notification, arrived: gap.arrived})
-	}
-}
-
-// directFeed is the feed of a Session used on its own: no lists to
-// re-list; resource subscribers are called on the dispatcher.
-type directFeed struct{ subs *resourceSubs }
-
-func (directFeed) listChanged([]Kind, time.Time) {}
-
-func (f directFeed) resourceUpdated(uri string) {
-	for _, fn := range f.subs.fns(uri) {
-		fn(uri)
-	}
-}
-
-// Kind names one of the four lists a server may offer.
-type Kind string
-
-// The four list kinds.
-const (
-	KindTools             Kind = "tools"
-	KindPrompts           Kind = "prompts"
-	KindResources         Kind = "resources"
-	KindResourceTemplates Kind = "resourceTemplates"
-)
-
-// Kinds lists every kind, in a fixed order.
-var Kinds = []Kind{KindTools, KindPrompts, KindResources, KindResourceTemplates}
-
-// kindSpec is everything this package knows about one kind of list, in one
-// place: how to list it, how to read its pages, what identifies an item,
-// whether a server offers it, and which notification invalidates it.
-type kindSpec struct {
-	kind         Kind
-	method       string // the list method
-	field        string // the items' member in a page
-	key          string // the member that identifies an item, for error texts
-	capability   string // the capability that offers it, for error texts
-	offered      func(ServerCapabilities) bool
-	notification string // the list_changed that invalidates it
-	listenField  string // what subscriptions/listen asks for to get it
-	// newLive makes the kind's List, with its syncer (list.go).
-	newLive func(kindSpec, liveEnv) liveList
-}
-
-func offersTools(c ServerCapabilities) bool     { return c.Tools != nil }
-func offersPrompts(c ServerCapabilities) bool   { return c.Prompts != nil }
-func offersResources(c ServerCapabilities) bool { return c.Resources != nil }
-
-// kindTable is the kind registry, in Kinds order. resources/list_changed
-// invalidates both resources and resource templates.
-var kindTable = []kindSpec{
-	{KindTools, methods.ListTools, "tools", "name", "tools", offersTools, methods.NotifyToolsChanged, "toolsListChanged", newLive[Tool]},
-	{KindPrompts, methods.ListPrompts, "prompts", "name", "prompts", offersPrompts, methods.NotifyPromptsChanged, "promptsListChanged", newLive[Prompt]},
-	{KindResources, methods.ListResources, "resources", "uri", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[Resource]},
-	{KindResourceTemplates, methods.ListTemplates, "resourceTemplates", "uriTemplate", "resources", offersResources, methods.NotifyResourcesChanged, "resourcesListChanged", newLive[ResourceTemplate]},
-}
-
-// specOf returns the registry entry of k.
-func specOf(k Kind) (kindSpec, bool) {
-	for _, s := range kindTable {
-		if s.kind == k {
-			return s, true
-		}
-	}
-	return kindSpec{}, false
-}
-
-// kindsInvalidatedBy returns the kinds a list_changed notification
-// invalidates, in Kinds order; none for any other method.
-func kindsInvalidatedBy(method string) []Kind {
-	var out []Kind
-	for _, s := range kindTable {
-		if s.notification == method {
-			out = append(out, s.kind)
-		}
-	}
-	return out
-}
+func (s *Session) abort(reason error) { s.rpc.Shutdown(reason) }
 
 // cursorParams are the params of a list request after the first page
 // in the legacy era.
@@ -696,7 +311,7 @@ type cursorParams struct {
 	Cursor string `json:"cursor"`
 }
 
-func (p cursorParams) writeParams(b *bytes.Buffer) error {
+func (p cursorParams) WriteParams(b *bytes.Buffer) error {
 	b.WriteString(`{"cursor":`)
 	writeJSONString(b, p.Cursor)
 	b.WriteByte('}')
@@ -704,7 +319,7 @@ func (p cursorParams) writeParams(b *bytes.Buffer) error {
 }
 
 // listParams are the params of a list request in the modern era: the
-// cursor, if any, and the request's _meta (already JSON). marshalMessage
+// cursor, if any, and the request's _meta (already JSON). jsonrpc.MarshalMessage
 // writes them without encoding/json.
 type listParams struct {
 	cursor  *string
@@ -712,18 +327,18 @@ type listParams struct {
 	version string // the protocol version meta names
 }
 
-func (p listParams) describe(m *outgoing) { m.version = p.version }
+func (p listParams) Describe(m *jsonrpc.Outgoing) { m.Version = p.version }
 
 // MarshalJSON is for any code that encodes listParams otherwise (a
 // transport reading a request's params back): the same JSON as
-// marshalMessage writes.
+// jsonrpc.MarshalMessage writes.
 func (p listParams) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	err := p.writeParams(&b)
+	err := p.WriteParams(&b)
 	return b.Bytes(), err
 }
 
-func (p listParams) writeParams(b *bytes.Buffer) error {
+func (p listParams) WriteParams(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	if p.cursor != nil {
 		b.WriteString(`"cursor":`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"reflect"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ type Request = scripted.Request
 var ErrDrop = scripted.ErrDrop
 
 // TestMarshalListParams checks the hand-written encoding of list params
-// (marshalMessage's cursorParams and listParams) against encoding/json, on
+// (jsonrpc.MarshalMessage's cursorParams and listParams) against encoding/json, on
 // cursors that need escaping, and the modern _meta with and without one.
 func TestMarshalListParams(t *testing.T) {
 	meta := json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`)
@@ -117,7 +118,7 @@ func TestMarshalListParams(t *testing.T) {
 			{listParams{meta: meta}, map[string]any{"_meta": meta}},
 		} {
 			id := int64(7)
-			got, err := marshalMessage(&id, c, tc.params)
+			got, err := jsonrpc.MarshalMessage(&id, c, tc.params, marshalJSON)
 			if err != nil {
 				t.Fatal(err)
 			}

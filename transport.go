@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/printf"
 )
 
@@ -17,81 +18,19 @@ type Transport interface {
 	Connect(ctx context.Context) (Conn, error)
 }
 
-// Conn is one open connection.
+// Conn is one open connection that carries one JSON-RPC message per Read
+// and Write.
 //
 // Concurrency contract: Read is called from one goroutine at a time; Write
 // may be called concurrently with Read and with other Writes; Close may be
 // called at any time, more than once, concurrently with both, and must
 // unblock a pending Read and Write, which then return an error.
-type Conn interface {
-	// Read returns the next message: one complete JSON-RPC message.
-	Read(ctx context.Context) ([]byte, error)
-	// Write sends one complete JSON-RPC message.
-	Write(ctx context.Context, msg []byte) error
-	// Close closes the connection with a normal closure.
-	Close() error
-}
+type Conn = jsonrpc.Conn
 
 // SessionInfo is what a session negotiated, for a Conn that needs it: the
 // Streamable HTTP transport sends the protocol version on every request
 // after initialize.
-type SessionInfo struct {
-	ProtocolVersion string
-}
-
-// sessionUpdater is implemented by a Conn that must learn what its session
-// negotiated (as go-sdk's sessionUpdated). The session calls it once
-// initialize has succeeded, before any other request.
-type sessionUpdater interface {
-	sessionUpdated(SessionInfo)
-}
-
-// outgoing is what the JSON-RPC layer tells a transport of a message it
-// writes (describedWriter), so that the transport need not read the
-// message again.
-type outgoing struct {
-	id      RawMessage // a request's id; nil for notifications and responses
-	method  string
-	version string // the protocol version in the request's _meta, if any
-	name    string // params.name or params.uri, for Mcp-Name
-}
-
-// describedWriter is implemented by a Conn that needs to know what it
-// sends (Streamable HTTP: its headers name the method, the tool, the
-// version): the JSON-RPC layer writes through writeDescribed, handing it
-// the message's outgoing description with its bytes.
-type describedWriter interface {
-	writeDescribed(ctx context.Context, msg []byte, m outgoing) error
-}
-
-// entryReader is implemented by a Conn that tells more of its messages
-// than their bytes (the Streamable HTTP transport, http.go): readEntry is
-// Read that also reports, in order with the messages, "events may have been
-// missed here" (a gap: its standalone stream of 2025-11-25 re-opened
-// without an event id to resume from; the session then invalidates every
-// list, session.go, onEventsMissed), which request's POST carried a message,
-// and a request whose answer cannot come (its stream broke). Read itself
-// skips the gaps and failures.
-type entryReader interface {
-	readEntry(ctx context.Context) (inbound, error)
-}
-
-// inbound is one message a transport read, with what it knows of it.
-type inbound struct {
-	msg []byte
-	gap bool
-	// forID is the id of the request whose POST carried msg (its JSON
-	// body, or an event of its stream); nil on a standalone stream.
-	forID RawMessage
-	// sole: msg is the request's whole answer (a JSON body), which must
-	// be the response to it.
-	sole bool
-	// fail, with forID, fails that request: its answer cannot come.
-	fail error
-	// liveness: whether the server can tell of changes between requests
-	// changed (the standalone stream went down or came back: pushes).
-	liveness bool
-}
+type SessionInfo = jsonrpc.SessionInfo
 
 // paramMirror is implemented by a Conn that mirrors tools' x-mcp-header
 // parameters into Mcp-Param headers (SEP-2243; Streamable HTTP,

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/jsontext"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -43,7 +44,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 	var cursor *string
 	for page := 1; ; page++ {
 		if page > s.opts.MaxPages {
-			return nil, printf.Errorf("%s: %w", spec.method, protocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
+			return nil, printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("more than %d pages; giving up (raise Options.MaxPages if the list is really that long)", s.opts.MaxPages))
 		}
 		res, err := s.requestPage(ctx, spec.method, cursor, hand)
 		if pageErr != nil {
@@ -56,9 +57,9 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 		if err != nil {
 			return nil, err
 		}
-		items, next, info, err := parseListPage(res.Result, res.index, spec.field)
+		items, next, info, err := parseListPage(res.Result, res.Index, spec.field)
 		if err != nil {
-			return nil, printf.Errorf("%s: %w", spec.method, protocolError("bad result: %v", err))
+			return nil, printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("bad result: %v", err))
 		}
 		if s.modern && info.resultType != "" && info.resultType != "complete" {
 			return nil, printf.Errorf("%s: %w: the server answered a list page with resultType %q", spec.method, ErrIncompleteResult, info.resultType)
@@ -81,7 +82,7 @@ func (s *Session) listRaw(ctx context.Context, spec kindSpec, onPage func(listPa
 			return hint, nil
 		}
 		if seen[*next] {
-			return nil, printf.Errorf("%s: %w", spec.method, protocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
+			return nil, printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("the server repeated cursor %q on page %d; the walk would never end", *next, page))
 		}
 		seen[*next] = true
 		cursor = next
@@ -209,18 +210,18 @@ func decodeItems(spec kindSpec, pages []listPage, b builder) error {
 			// Find the item at fault, for the error text.
 			for i, raw := range page.items {
 				if _, err := b.add(raw); err != nil {
-					return printf.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+					return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("item %d: %v", base+i, err))
 				}
 			}
-			return printf.Errorf("%s: %w", method, protocolError("page %d: %v", p+1, err))
+			return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("page %d: %v", p+1, err))
 		}
 		for i, raw := range page.items {
 			key, err := b.setRaw(base+i, raw)
 			if err != nil {
-				return printf.Errorf("%s: %w", method, protocolError("item %d: %v", base+i, err))
+				return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("item %d: %v", base+i, err))
 			}
 			if key == "" {
-				return printf.Errorf("%s: %w", method, protocolError("item %d has no %s: %s", base+i, spec.key, jsontext.Snippet(raw)))
+				return printf.Errorf("%s: %w", method, jsonrpc.ProtocolError("item %d has no %s: %s", base+i, spec.key, jsontext.Snippet(raw)))
 			}
 		}
 		base += len(page.items)
@@ -233,7 +234,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 	if page.array {
 		return nil
 	}
-	return printf.Errorf("%s: %w", spec.method, protocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
+	return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
 }
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {
@@ -254,7 +255,7 @@ func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Ki
 // parameters into headers (paramMirror), which may leave tools out; every
 // other list is shown as it was walked.
 func (s *Session) listed(kind Kind, items itemSlice) itemSlice {
-	if m, ok := s.rpc.conn.(paramMirror); ok && s.modern && kind == KindTools {
+	if m, ok := s.rpc.Conn().(paramMirror); ok && s.modern && kind == KindTools {
 		return m.toolsListed(items, s.opts.Logger)
 	}
 	return items
@@ -263,7 +264,7 @@ func (s *Session) listed(kind Kind, items itemSlice) itemSlice {
 // mirrorsParams reports whether tools/call mirrors x-mcp-header parameters
 // into Mcp-Param headers in s: 2026-07-28 over Streamable HTTP.
 func (s *Session) mirrorsParams() bool {
-	_, ok := s.rpc.conn.(paramMirror)
+	_, ok := s.rpc.Conn().(paramMirror)
 	return ok && s.modern
 }
 
@@ -299,10 +300,10 @@ func relist(ctx context.Context, s *Session, spec kindSpec, prev Entries, b buil
 		for _, raw := range page.items {
 			key, fresh, err := r.item(raw)
 			if err != nil {
-				return printf.Errorf("%s: %w", spec.method, protocolError("item %d: %v", r.count-1, err))
+				return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("item %d: %v", r.count-1, err))
 			}
 			if fresh && key == "" {
-				return printf.Errorf("%s: %w", spec.method, protocolError("item %d has no %s: %s", r.count-1, spec.key, jsontext.Snippet(raw)))
+				return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("item %d has no %s: %s", r.count-1, spec.key, jsontext.Snippet(raw)))
 			}
 		}
 		return nil
@@ -454,43 +455,43 @@ type listPage struct {
 // parseListPage returns a list result's items array (field: "tools",
 // "prompts", "resources" or "resourceTemplates"), split into its elements,
 // its cursor and its caching hints. idx is res as the envelope's pass read
-// it (see parseEnvelope); nil makes it here. Either way the object and
+// it (see jsonrpc.Decode); nil makes it here. Either way the object and
 // every member but the items array are validated, and the array's own
 // syntax (brackets, commas) is checked; the items themselves are validated
 // by the walk's builders when new — an item the walk reuses is byte for
 // byte one validated before. It checks every bound and never panics,
 // whatever res holds. The items share res's bytes (see jsontext.Ref).
-func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, next *string, info pageInfo, err error) {
+func parseListPage(res []byte, idx *jsonrpc.ResultIndex, field string) (page listPage, next *string, info pageInfo, err error) {
 	info.ttlMs = -1
 	if idx == nil {
 		if idx, err = readResultObject(res); err != nil {
 			return listPage{}, nil, info, err
 		}
 	}
-	for _, m := range idx.members {
-		isItems := m.array && jsontext.IsKey(m.key, field)
+	for _, m := range idx.Members {
+		isItems := m.Array && jsontext.IsKey(m.Key, field)
 		switch {
 		case isItems && page.array:
 			// The first array's items were not validated (see above).
 			return listPage{}, nil, info, printf.Errorf("the member %q appears twice", field)
 		case isItems:
-			page = listPage{raw: jsontext.Ref(m.val[:len(m.val):len(m.val)]), items: m.items, array: true}
+			page = listPage{raw: jsontext.Ref(m.Val[:len(m.Val):len(m.Val)]), items: m.Items, array: true}
 		default:
-			for _, it := range m.items {
+			for _, it := range m.Items {
 				if err := jsontext.Check(it); err != nil { // another member's array
 					return listPage{}, nil, info, err
 				}
 			}
 		}
-		switch jsontext.Unquote(m.key) {
+		switch jsontext.Unquote(m.Key) {
 		case field:
 			if !isItems {
-				page = listPage{raw: jsontext.Ref(m.val[:len(m.val):len(m.val)])}
+				page = listPage{raw: jsontext.Ref(m.Val[:len(m.Val):len(m.Val)])}
 			}
 		case "nextCursor":
-			switch m.val[0] {
+			switch m.Val[0] {
 			case '"':
-				s := jsontext.Unquote(m.val)
+				s := jsontext.Unquote(m.Val)
 				next = &s
 			case 'n':
 				next = nil
@@ -498,16 +499,16 @@ func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, n
 				return listPage{}, nil, info, errors.New(`"nextCursor" is not a string`)
 			}
 		case "resultType":
-			if m.val[0] == '"' {
-				info.resultType = jsontext.Unquote(m.val)
+			if m.Val[0] == '"' {
+				info.resultType = jsontext.Unquote(m.Val)
 			}
 		case "ttlMs":
-			if n, perr := strconv.ParseFloat(string(m.val), 64); perr == nil {
+			if n, perr := strconv.ParseFloat(string(m.Val), 64); perr == nil {
 				info.ttlMs = int64(max(n, 0))
 			}
 		case "cacheScope":
-			if m.val[0] == '"' {
-				info.cacheScope = jsontext.Unquote(m.val)
+			if m.Val[0] == '"' {
+				info.cacheScope = jsontext.Unquote(m.Val)
 			}
 		}
 	}
@@ -515,8 +516,8 @@ func parseListPage(res []byte, idx *resultIndex, field string) (page listPage, n
 }
 
 // readResultObject reads a result on its own (not in its message) as
-// indexResult does: an error when it is not one JSON object.
-func readResultObject(res []byte) (*resultIndex, error) {
+// jsonrpc.IndexResult does: an error when it is not one JSON object.
+func readResultObject(res []byte) (*jsonrpc.ResultIndex, error) {
 	i := jsontext.SkipWS(res, 0)
 	if i >= len(res) || res[i] != '{' {
 		if err := jsontext.Check(res); err != nil {
@@ -524,138 +525,11 @@ func readResultObject(res []byte) (*resultIndex, error) {
 		}
 		return nil, errors.New("the result is not a JSON object")
 	}
-	idx, end, err := indexResult(res, i, 1)
+	idx, end, err := jsonrpc.IndexResult(res, i, 1)
 	if err == nil && jsontext.SkipWS(res, end) != len(res) {
 		err = printf.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
 	}
 	return idx, err
-}
-
-// Options.RawItems: the live lists keep each item as its key and its raw
-// JSON, and a walk decodes no item into its Go type. In wasm that is most
-// of what a re-list allocates and the garbage collector then scans:
-// encoding/json's decode of one tool there costs more than the round trip
-// that listed it, and a decoded 10,000-tool list holds eleven pointers per
-// tool where a raw one holds two.
-
-// rawItem is an item of a RawItems list.
-type rawItem struct {
-	key  string
-	raw  RawMessage
-	note any // what a transport read of it (transport.go, noteSlots)
-}
-
-// rawEntries is the itemSlice of a RawItems list.
-type rawEntries []rawItem
-
-func (e rawEntries) Len() int                 { return len(e) }
-func (e rawEntries) Key(i int) string         { return e[i].key }
-func (e rawEntries) RawJSON(i int) RawMessage { return e[i].raw }
-func (e rawEntries) note(i int) *any          { return &e[i].note }
-
-func (e rawEntries) pick(idx []int) itemSlice {
-	if len(idx) == 0 {
-		return rawEntries(nil)
-	}
-	out := make(rawEntries, len(idx))
-	for n, i := range idx {
-		out[n] = e[i]
-	}
-	return out
-}
-
-// decodeRaw decodes e's items into T for Snapshot and Subscribe. An item
-// whose fields do not fit T keeps what did fit (encoding/json goes on past
-// a type error), and always its raw JSON.
-func decodeRaw[T Item](e rawEntries) []T {
-	if len(e) == 0 {
-		return nil
-	}
-	out := make([]T, len(e))
-	for i := range e {
-		_ = unmarshalJSON(e[i].raw, &out[i])
-		if s, ok := any(&out[i]).(interface{ setRaw(RawMessage) }); ok {
-			s.setRaw(e[i].raw)
-		}
-	}
-	return out
-}
-
-// rawBuild is the builder of a RawItems list: it validates a new item's
-// JSON and reads its key in one pass of the scanner, and decodes nothing
-// else.
-type rawBuild struct {
-	keyField string
-	prev     rawEntries
-	out      rawEntries
-}
-
-func newRawBuild(spec kindSpec) func(prev Entries) builder {
-	return func(prev Entries) builder {
-		p, _ := prev.(rawEntries)
-		return &rawBuild{keyField: spec.key, prev: p}
-	}
-}
-
-func (b *rawBuild) grow(n int) { b.out = make(rawEntries, 0, n) }
-
-// addPage appends n items whose keys setRaw then reads.
-func (b *rawBuild) addPage(_ []byte, n int) (bool, error) {
-	b.out = append(b.out, make(rawEntries, n)...)
-	return true, nil
-}
-
-func (b *rawBuild) add(raw []byte) (string, error) {
-	b.out = append(b.out, rawItem{})
-	return b.setRaw(len(b.out)-1, raw)
-}
-
-func (b *rawBuild) reuse(from, to int) { b.out = append(b.out, b.prev[from:to]...) }
-
-// setRaw validates raw (a walk hands it over unvalidated, see
-// parseListPage) and reads item i's key from it in the same pass: "" when
-// raw is not an object or its key member is not a string, which the walk
-// reports as an item without a key.
-func (b *rawBuild) setRaw(i int, raw []byte) (string, error) {
-	it := rawItem{raw: RawMessage(raw)}
-	if len(raw) == 0 || raw[0] != '{' {
-		return "", jsontext.Check(raw)
-	}
-	end, err := jsontext.ScanObject(raw, 0, 1, func(k, v []byte) error {
-		if jsontext.IsKey(k, b.keyField) && v[0] == '"' {
-			it.key = jsontext.Unquote(v)
-		}
-		return nil
-	})
-	if err == nil && end != len(raw) {
-		err = printf.Errorf("%w: data after the object at offset %d", jsontext.ErrSyntax, end)
-	}
-	if err != nil {
-		return "", err
-	}
-	b.out[i] = it
-	return it.key, nil
-}
-
-func (b *rawBuild) items() itemSlice { return b.out }
-
-// merge folds one page's hints into h (nil: none so far). The walk sets
-// Received once, when its last page has come (time.Now is a call into JS
-// in the browser: not one per page).
-func (h *CacheHint) merge(p pageInfo) *CacheHint {
-	if p.ttlMs < 0 && p.cacheScope == "" {
-		return h
-	}
-	if h == nil {
-		h = &CacheHint{}
-	}
-	if ttl := time.Duration(p.ttlMs) * time.Millisecond; p.ttlMs >= 0 && (!h.HasTTL || ttl < h.TTL) {
-		h.TTL, h.HasTTL = ttl, true
-	}
-	if h.Scope != "private" && p.cacheScope != "" {
-		h.Scope = p.cacheScope
-	}
-	return h
 }
 
 // sameBytes is bytes.Equal that answers at once for the same slice: a

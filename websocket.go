@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/printf"
 )
 
@@ -97,7 +98,7 @@ func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
 	}
 	if typ != websocket.MessageText {
 		w.planClose(closeProtocol, "binary frames are not MCP messages")
-		return nil, protocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
+		return nil, jsonrpc.ProtocolError("server sent a binary frame; MCP over WebSocket uses one JSON-RPC message per text frame")
 	}
 	if int64(len(data)) > w.limit {
 		w.planClose(closeMessageLarge, "message too big")

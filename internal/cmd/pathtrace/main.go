@@ -1,25 +1,39 @@
 // Command pathtrace prints the path of one list_changed through the root
-// package and the internal packages it calls (profiles made with
-// -coverpkg=.,./internal/...): the files and functions whose coverage
-// count is higher in a profile of the change (MCPLIVE_PATH_TRACE=change)
-// than in one of the same run without it (MCPLIVE_PATH_TRACE=base); see
-// TestPathTrace and docs/architecture.md. Run it from the module's root.
+// package and the internal packages it calls: the files and functions
+// whose coverage count (-covermode=count) is higher in a profile of the
+// change (MCPLIVE_PATH_TRACE=change: a go-sdk server adds one tool) than
+// in one of the same run without it (MCPLIVE_PATH_TRACE=base); see the
+// root package's TestPathTrace. Run it from the module's root.
 //
 //	go run ./internal/cmd/pathtrace base.out change.out
+//
+// prints the path of two profiles;
+//
+//	go run ./internal/cmd/pathtrace -doc docs/architecture.md
+//
+// measures the path over WebSocket (2025-11-25) and Streamable HTTP
+// (2026-07-28) and writes it into the generated section of
+// docs/architecture.md (TestArchitectureDoc fails when the committed
+// section differs from what this writes).
 package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
+
+// rootDir is the module's root, where the profiles' files are read.
+var rootDir = "."
 
 // module is the import path the profiles name files by.
 const module = "github.com/mcplive/mcplive"
@@ -72,7 +86,7 @@ func funcs(file string, cache map[string][]fn) []fn {
 		return fs
 	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, nil, 0)
+	f, err := parser.ParseFile(fset, filepath.Join(rootDir, file), nil, 0)
 	if err != nil {
 		fail(err)
 	}
@@ -123,11 +137,59 @@ func funcs(file string, cache map[string][]fn) []fn {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fail(fmt.Errorf("usage: pathtrace base.out change.out"))
+	doc := flag.String("doc", "", "measure the path over each transport and write it into `FILE`'s generated section")
+	flag.Parse()
+	if *doc != "" {
+		b, err := os.ReadFile(*doc)
+		if err != nil {
+			fail(err)
+		}
+		section, err := Generate(".")
+		if err != nil {
+			fail(err)
+		}
+		out, err := Replace(string(b), section)
+		if err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(*doc, []byte(out), 0o644); err != nil {
+			fail(err)
+		}
+		return
 	}
-	base, change := read(os.Args[1]), read(os.Args[2])
+	if flag.NArg() != 2 {
+		fail(fmt.Errorf("usage: pathtrace base.out change.out, or pathtrace -doc FILE"))
+	}
+	base, change := read(flag.Arg(0)), read(flag.Arg(1))
 	cache := map[string][]fn{}
+	hit := trace(base, change, cache)
+	var files []string
+	total := 0
+	for f := range hit {
+		files = append(files, f)
+		total += len(hit[f])
+	}
+	sort.Strings(files)
+	edges := crossCalls(hit, cache)
+	fmt.Printf("%d files, %d functions, %d cross-file calls\n", len(files), total, len(edges))
+	if os.Getenv("PATHTRACE_EDGES") != "" { // the calls between files, one per line
+		for _, e := range edges {
+			fmt.Println("  " + e.from + ":" + e.caller + " -> " + e.to + ":" + e.callee)
+		}
+	}
+	for _, f := range files {
+		var names []string
+		for n := range hit[f] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Printf("%s: %s\n", f, strings.Join(names, " "))
+	}
+}
+
+// trace returns the functions, by file, whose blocks ran more often in
+// change than in base.
+func trace(base, change map[block]int, cache map[string][]fn) map[string]map[string]bool {
 	hit := map[string]map[string]bool{}
 	for b, n := range change {
 		if n <= base[b] {
@@ -144,22 +206,7 @@ func main() {
 		}
 		hit[b.file][name] = true
 	}
-	var files []string
-	total := 0
-	for f := range hit {
-		files = append(files, f)
-		total += len(hit[f])
-	}
-	sort.Strings(files)
-	fmt.Printf("%d files, %d functions, %d cross-file calls\n", len(files), total, crossCalls(hit, cache))
-	for _, f := range files {
-		var names []string
-		for n := range hit[f] {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fmt.Printf("%s: %s\n", f, strings.Join(names, " "))
-	}
+	return hit
 }
 
 func fail(err error) {
@@ -167,12 +214,16 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// crossCalls counts the calls on the path from a function of one file to
-// a function of another: the pairs (caller, callee), both on the path,
-// where the caller's body calls the callee by name (a method by its name
-// alone, when no function of the caller's file on the path has it), as
-// one counts them by reading the code.
-func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) int {
+// edge is a call on the path from a function of one file to a function
+// of another.
+type edge struct{ from, caller, to, callee string }
+
+// crossCalls returns the calls on the path from a function of one file to
+// a function of another, in order: the pairs (caller, callee), both on
+// the path, where the caller's body calls the callee by name (a method by
+// its name alone, when no function of the caller's file on the path has
+// it), as one counts them by reading the code.
+func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) []edge {
 	where := map[string][]string{} // a short name → the files on the path with it
 	for file, names := range hit {
 		for n := range names {
@@ -180,7 +231,7 @@ func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) int {
 			where[short] = append(where[short], file)
 		}
 	}
-	pairs := map[[2]string]bool{}
+	pairs := map[edge]bool{}
 	for file, names := range hit {
 		for _, f := range cache[file] {
 			if !names[f.name] {
@@ -192,20 +243,17 @@ func crossCalls(hit map[string]map[string]bool, cache map[string][]fn) int {
 					continue // not on the path, or in the caller's own file
 				}
 				for _, to := range files {
-					pairs[[2]string{file + ":" + f.name, to + ":" + c}] = true
+					pairs[edge{file, f.name, to, c}] = true
 				}
 			}
 		}
 	}
-	if os.Getenv("PATHTRACE_EDGES") != "" { // the calls between files, one per line
-		var lines []string
-		for p := range pairs {
-			lines = append(lines, p[0]+" -> "+p[1])
-		}
-		sort.Strings(lines)
-		for _, l := range lines {
-			fmt.Println("  " + l)
-		}
+	var out []edge
+	for e := range pairs {
+		out = append(out, e)
 	}
-	return len(pairs)
+	slices.SortFunc(out, func(a, b edge) int {
+		return strings.Compare(a.from+":"+a.caller+" "+a.to+":"+a.callee, b.from+":"+b.caller+" "+b.to+":"+b.callee)
+	})
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"github.com/mcplive/mcplive/internal/methods"
 	"github.com/mcplive/mcplive/internal/printf"
 )
@@ -34,13 +35,13 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		fctx = ctx
 	}
 	r, err := fn(fctx, sess)
-	for err != nil && errors.Is(err, errNotSent) && ctx.Err() == nil && rctx.Err() == nil {
+	for err != nil && errors.Is(err, jsonrpc.ErrNotSent) && ctx.Err() == nil && rctx.Err() == nil {
 		// The request never reached the server (its connection had just
 		// gone, which the client had not noticed: a call made while only
 		// the change feed was being re-opened): it goes out on the next
 		// connection, as a call made after the loss would have, up to
 		// the deadline. The connection it was refused on has ended (the
-		// JSON-RPC layer reports errNotSent only then), so sessionBut
+		// JSON-RPC layer reports jsonrpc.ErrNotSent only then), so sessionBut
 		// waits for another one: this loop never spins.
 		var serr error
 		if sess, serr = c.sessionBut(rctx, method, sess); serr != nil {
@@ -49,7 +50,7 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		}
 		r, err = fn(fctx, sess)
 	}
-	if err != nil && errors.Is(err, errNotSent) {
+	if err != nil && errors.Is(err, jsonrpc.ErrNotSent) {
 		// Never sent, and no connection came before the deadline: the
 		// call failed for want of a connection, as session says.
 		if cerr := ctx.Err(); cerr != nil {
@@ -159,7 +160,7 @@ func (c *Client) resourceUpdated(uri string) {
 	if len(fns) == 0 {
 		return
 	}
-	c.events.push(func() {
+	c.events.Push(func() {
 		for _, fn := range fns {
 			fn(uri)
 		}

@@ -2,6 +2,7 @@ package mcplive
 
 import (
 	"fmt"
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"strings"
 	"testing"
 )
@@ -30,11 +31,11 @@ func BenchmarkReadListPage(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		m, _, err := decodeMessage(page)
+		m, _, err := jsonrpc.Decode(page)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, next, _, err := parseListPage(m.Result, m.index, "tools")
+		p, next, _, err := parseListPage(m.Result, m.Index, "tools")
 		if err != nil || len(p.items) != 100 || next == nil {
 			b.Fatalf("%d items, %v", len(p.items), err)
 		}
@@ -46,10 +47,10 @@ func BenchmarkReadListPage(b *testing.B) {
 // result the envelope could not index).
 func BenchmarkReadListPageParts(b *testing.B) {
 	page := benchPage()
-	m, _, _ := decodeMessage(page)
+	m, _, _ := jsonrpc.Decode(page)
 	b.Run("validate", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := decodeMessage(page); err != nil {
+			if _, _, err := jsonrpc.Decode(page); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,7 +1,8 @@
-package mcplive
+package jsonrpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -61,11 +62,11 @@ func (c *chanConn) Close() error {
 	return nil
 }
 
-func (c *chanConn) expect(t *testing.T, method string) *wireMessage {
+func (c *chanConn) expect(t *testing.T, method string) *Message {
 	t.Helper()
 	select {
 	case b := <-c.sent:
-		m, _, err := decodeMessage(b)
+		m, _, err := Decode(b)
 		if err != nil || m.Method != method {
 			t.Fatalf("sent %s (%v), want %s", b, err, method)
 		}
@@ -76,10 +77,10 @@ func (c *chanConn) expect(t *testing.T, method string) *wireMessage {
 	}
 }
 
-func goCall(c *rpcConn, ctx context.Context, method string) <-chan error {
+func goCall(c *Connection, ctx context.Context, method string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.call(ctx, method, nil)
+		_, err := c.Call(ctx, method, nil)
 		done <- err
 	}()
 	return done
@@ -92,7 +93,7 @@ func goCall(c *rpcConn, ctx context.Context, method string) <-chan error {
 func TestRequestTimeoutSweep(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	conn := newChanConn()
-	c := newRPCConn(conn, nopLogger{}, nil, func(*wireMessage) {}, nil, timeout)
+	c := New(conn, Options{Log: nopLogger{}, Notify: func(*Message) {}, Timeout: timeout, Marshal: json.Marshal})
 	defer c.Close()
 	ctx := context.Background()
 
@@ -135,7 +136,7 @@ func TestRequestTimeoutSweep(t *testing.T) {
 		t.Fatalf("b failed after %v, before its timeout of %v", d, timeout)
 	}
 	n2 := conn.expect(t, methods.NotifyCancelled)
-	cancelled := func(m *wireMessage) string { return `{"reason":"timed out","requestId":` + string(m.ID) + `}` }
+	cancelled := func(m *Message) string { return `{"reason":"timed out","requestId":` + string(m.ID) + `}` }
 	if got := []string{string(n1.Params), string(n2.Params)}; !slices.Contains(got, cancelled(ma)) || !slices.Contains(got, cancelled(mb)) {
 		t.Errorf("cancelled %v, want a's %s and b's %s", got, cancelled(ma), cancelled(mb))
 	}
@@ -157,13 +158,13 @@ func TestRequestTimeoutSweep(t *testing.T) {
 }
 
 // A write that does not finish (a POST whose answer never starts) ends with
-// the request timeout; a long-lived request (callWith) has none; the end of
+// the request timeout; a long-lived request (CallWith) has none; the end of
 // the connection fails what is pending and stops the timer.
 func TestRequestTimeoutWrite(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	conn := newChanConn()
 	conn.block = make(chan struct{})
-	c := newRPCConn(conn, nopLogger{}, nil, func(*wireMessage) {}, nil, timeout)
+	c := New(conn, Options{Log: nopLogger{}, Notify: func(*Message) {}, Timeout: timeout, Marshal: json.Marshal})
 	start := time.Now()
 	if err := <-goCall(c, context.Background(), "stuck"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("stuck write: %v, want context.DeadlineExceeded", err)
@@ -205,7 +206,7 @@ func TestRequestTimeoutWrite(t *testing.T) {
 
 	long := make(chan error, 1)
 	go func() {
-		_, err := c.callWith(context.Background(), "long", nil, nil)
+		_, err := c.CallWith(context.Background(), "long", nil, nil)
 		long <- err
 	}()
 	conn.expect(t, "long")
@@ -237,7 +238,7 @@ func TestRequestTimeoutWrite(t *testing.T) {
 // goroutine each.
 func TestCallCtx(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
-		c := &callCtx{parent: context.Background(), deadline: clock() + time.Hour}
+		c := &callCtx{parent: context.Background(), deadline: Clock() + time.Hour}
 		if c.Err() != nil {
 			t.Fatal("Err before the end")
 		}
@@ -280,7 +281,7 @@ func TestCallCtx(t *testing.T) {
 	})
 	t.Run("parent", func(t *testing.T) {
 		parent, cancel := context.WithCancel(context.Background())
-		c := &callCtx{parent: parent, deadline: clock() + time.Hour}
+		c := &callCtx{parent: parent, deadline: Clock() + time.Hour}
 		done := c.Done()
 		cancel()
 		<-done
@@ -289,7 +290,7 @@ func TestCallCtx(t *testing.T) {
 		}
 		// Without Done made: Err still sees the parent's end.
 		parent2, cancel2 := context.WithCancel(context.Background())
-		c2 := &callCtx{parent: parent2, deadline: clock() + time.Hour}
+		c2 := &callCtx{parent: parent2, deadline: Clock() + time.Hour}
 		cancel2()
 		if !errors.Is(c2.Err(), context.Canceled) {
 			t.Errorf("Err %v, want context.Canceled", c2.Err())
@@ -297,7 +298,7 @@ func TestCallCtx(t *testing.T) {
 		<-c2.Done() // made after the end: closed
 	})
 	t.Run("deadline", func(t *testing.T) {
-		c := &callCtx{parent: context.Background(), deadline: clock() + time.Hour}
+		c := &callCtx{parent: context.Background(), deadline: Clock() + time.Hour}
 		d, ok := c.Deadline()
 		if !ok || time.Until(d) < 59*time.Minute || time.Until(d) > time.Hour {
 			t.Errorf("Deadline %v (%v), want an hour from now", d, ok)
@@ -305,13 +306,13 @@ func TestCallCtx(t *testing.T) {
 		parent, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		pd, _ := parent.Deadline()
-		c = &callCtx{parent: parent, deadline: clock() + time.Hour}
+		c = &callCtx{parent: parent, deadline: Clock() + time.Hour}
 		if d, _ := c.Deadline(); !d.Equal(pd) {
 			t.Errorf("Deadline %v, want the parent's earlier %v", d, pd)
 		}
 		type key struct{}
 		vctx := context.WithValue(context.Background(), key{}, "v")
-		c = &callCtx{parent: vctx, deadline: clock() + time.Hour}
+		c = &callCtx{parent: vctx, deadline: Clock() + time.Hour}
 		if c.Value(key{}) != "v" {
 			t.Error("Value does not reach the parent's")
 		}
@@ -320,7 +321,7 @@ func TestCallCtx(t *testing.T) {
 		// A request that ends unregisters its context from the parent.
 		parent, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		c := &callCtx{parent: parent, deadline: clock() + time.Hour}
+		c := &callCtx{parent: parent, deadline: Clock() + time.Hour}
 		c.Done()
 		c.cancel(context.Canceled)
 		c.mu.Lock()
@@ -332,36 +333,8 @@ func TestCallCtx(t *testing.T) {
 	})
 }
 
-// TestBackoffDelay: the one backoff policy doubles from base to its
-// ceiling, never waits less than the floor, and with jitter stays within
-// [0, the delay without it] (then at least the floor).
-func TestBackoffDelay(t *testing.T) {
-	ms := time.Millisecond
-	for _, c := range []struct {
-		attempt     int
-		floor, want time.Duration
-	}{
-		{-1, 0, 100 * ms}, {0, 0, 100 * ms}, {1, 0, 200 * ms}, {3, 0, 800 * ms},
-		{4, 0, time.Second}, {40, 0, time.Second}, // the ceiling; no overflow
-		{0, 2 * time.Second, 2 * time.Second}, // a Retry-After above the ceiling wins
-		{2, 50 * ms, 400 * ms},
-	} {
-		if got := backoffDelay(100*ms, time.Second, c.attempt, false, c.floor); got != c.want {
-			t.Errorf("backoffDelay(attempt %d, floor %v) = %v, want %v", c.attempt, c.floor, got, c.want)
-		}
-	}
-	seen := map[bool]bool{}
-	for range 200 {
-		d := backoffDelay(100*ms, time.Second, 2, true, 0)
-		if d < 0 || d > 400*ms {
-			t.Fatalf("jittered delay %v outside [0, 400ms]", d)
-		}
-		seen[d < 200*ms] = true
-		if f := backoffDelay(100*ms, time.Second, 2, true, 300*ms); f < 300*ms || f > 400*ms {
-			t.Fatalf("jittered delay with floor 300ms = %v", f)
-		}
-	}
-	if !seen[true] || !seen[false] {
-		t.Error("200 jittered delays all fell in one half of [0, 400ms]: not jittered")
-	}
-}
+type nopLogger struct{}
+
+func (nopLogger) Info(string, ...any)  {}
+func (nopLogger) Warn(string, ...any)  {}
+func (nopLogger) Error(string, ...any) {}
