@@ -332,7 +332,7 @@ func (s *Session) startListen(ctx context.Context, filter map[string]any, w *fee
 	s.mu.Unlock()
 	lctx, cancel := context.WithCancel(context.Background())
 	st := &listenStream{cancel: cancel, ackCh: make(chan struct{}), done: make(chan struct{}), watch: w}
-	_, overHTTP := s.rpc.conn.(*httpConn)
+	_, overHTTP := s.rpc.Conn().(*httpConn)
 	st.byMessage = !overHTTP
 	go func() {
 		defer s.listenWG.Done()
@@ -433,9 +433,9 @@ func (st *listenStream) stop(s *Session) {
 		return // answered already
 	default:
 	}
-	s.rpc.cancelRequest(id, context.Canceled)
+	s.rpc.CancelPending(id)
 	st.timer = time.AfterFunc(s.opts.RequestTimeout, func() {
-		s.rpc.forget(id) // told already: not again
+		s.rpc.Forget(id) // told already: not again
 		st.cancel()
 	})
 }

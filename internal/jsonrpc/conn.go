@@ -609,6 +609,16 @@ func (c *Connection) forget(id int64) bool {
 	return false
 }
 
+// Forget removes a pending request (its call then waits for its own
+// context); it reports whether it was still pending.
+func (c *Connection) Forget(id int64) bool { return c.forget(id) }
+
+// CancelPending tells the server to stop working on request id
+// (notifications/cancelled) and keeps the request pending, for a caller
+// that wants to hear how the server answers the cancellation; Forget ends
+// the wait.
+func (c *Connection) CancelPending(id int64) { c.cancelRequest(id, context.Canceled) }
+
 // cancelRequest tells the server to stop working on request id.
 func (c *Connection) cancelRequest(id int64, why error) {
 	reason := "cancelled by the client"
