@@ -562,13 +562,19 @@ func idJSON(id jsonrpc.ID) json.RawMessage {
 	return data
 }
 
-// setField sets obj's field (obj a JSON object, or empty).
-func setField(obj json.RawMessage, field string, val json.RawMessage) json.RawMessage {
+// fields reads obj's members (obj a JSON object, or empty: none).
+func fields(obj json.RawMessage) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	json.Unmarshal(obj, &m)
 	if m == nil {
 		m = map[string]json.RawMessage{}
 	}
+	return m
+}
+
+// setField sets obj's field (obj a JSON object, or empty).
+func setField(obj json.RawMessage, field string, val json.RawMessage) json.RawMessage {
+	m := fields(obj)
 	m[field] = val
 	out, _ := json.Marshal(m)
 	return out
@@ -576,14 +582,7 @@ func setField(obj json.RawMessage, field string, val json.RawMessage) json.RawMe
 
 // setMeta sets obj._meta's field.
 func setMeta(obj json.RawMessage, field string, val json.RawMessage) json.RawMessage {
-	m := map[string]json.RawMessage{}
-	json.Unmarshal(obj, &m)
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	m["_meta"] = setField(m["_meta"], field, val)
-	out, _ := json.Marshal(m)
-	return out
+	return setField(obj, "_meta", setField(fields(obj)["_meta"], field, val))
 }
 
 // writeRPCError answers a POST with an HTTP status and a JSON-RPC error.
