@@ -445,65 +445,6 @@ func liveConverge[T mcplive.Item](t *testing.T, l *mcplive.List[T], want map[str
 	}
 }
 
-// A server that stops answering pings: the heartbeat notices and the
-// client reconnects.
-func TestLiveHeartbeatReconnects(t *testing.T) {
-	t.Parallel()
-	srv := liveScripted(t, "", 0)
-	srv.Set(scripted.Tools, scripted.Tool("a"))
-	pings := make(chan struct{}, 1)
-	opened := liveOpenings()
-	srv.Hook = func(r *scripted.Request) error {
-		if r.Method == heartbeatMethod() && r.Conn == 1 && !opened(r) {
-			select {
-			case pings <- struct{}{}:
-			default:
-			}
-			return scripted.ErrDrop
-		}
-		return nil
-	}
-	o := liveOptions()
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
-	c := liveConnect(t, srv.URL, o)
-	states := liveWatchStates(t, c)
-	liveRecv(t, pings, "a heartbeat ping")
-	states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
-	if n := srv.Conns(); n != 2 {
-		t.Errorf("connections: %d, want 2", n)
-	}
-	liveWait(t, c.Tools(), "re-listed", liveHasKeys[mcplive.Tool]([]string{"a"}))
-}
-
-// A connection that goes silent during the re-list after a reconnect (it
-// answered initialize, then nothing, pings included) is given up by the
-// heartbeat, not after the request timeout; the client does not report
-// ready on it.
-func TestLiveHeartbeatDuringResync(t *testing.T) {
-	t.Parallel()
-	srv := liveScripted(t, "", 0)
-	srv.Set(scripted.Tools, scripted.Tool("a"))
-	opened := liveOpenings()
-	srv.Hook = func(r *scripted.Request) error {
-		if r.Conn == 2 && !opened(r) {
-			return scripted.ErrDrop
-		}
-		return nil
-	}
-	o := liveOptions()
-	o.RequestTimeout = time.Minute
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, liveHeartbeatTimeout
-	c := liveConnect(t, srv.URL, o)
-	states := liveWatchStates(t, c)
-	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.DropConns()
-	liveWait(t, c.Tools(), "re-listed on the third connection", liveHasKeys[mcplive.Tool]([]string{"a", "b"}))
-	states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
-	if n := srv.Conns(); n != 3 {
-		t.Errorf("connections: %d, want 3", n)
-	}
-}
-
 // A connection lost during the first sync fails Connect with ErrClosed
 // (found by the heartbeat, not after the request timeout).
 func TestLiveConnectLostDuringFirstSync(t *testing.T) {
@@ -567,36 +508,5 @@ func TestLiveResultOfDroppedConnectionNotApplied(t *testing.T) {
 		if seenStale && len(u.Items) == n {
 			t.Fatalf("the dropped connection's list was applied after the drop: %s", liveDescribeAll(rec.all()))
 		}
-	}
-}
-
-// A server that answers ping with an error is alive: the heartbeat must
-// not drop the connection (some servers do not implement ping).
-func TestLiveHeartbeatErrorAnswerIsAlive(t *testing.T) {
-	t.Parallel()
-	srv := liveScripted(t, "", 0)
-	const want = 5
-	pings := make(chan int, 64)
-	opened := liveOpenings()
-	srv.Hook = func(r *scripted.Request) error {
-		if r.Method == heartbeatMethod() && !opened(r) {
-			pings <- r.Conn
-			return errors.New("ping is not implemented here")
-		}
-		return nil
-	}
-	o := liveOptions()
-	// Error answers come at once; the timeout only must not end a healthy
-	// connection whose answer is slow to come back on a loaded machine.
-	o.HeartbeatInterval, o.HeartbeatTimeout = 5*time.Millisecond, liveDeadline
-	c := liveConnect(t, srv.URL, o)
-	states := liveWatchStates(t, c)
-	for i := 0; i < want; i++ {
-		if conn := liveRecv(t, pings, "ping"); conn != 1 {
-			t.Fatalf("ping %d came on connection %d: the client dropped a connection whose server answered ping with an error", i+1, conn)
-		}
-	}
-	if got := states.all(); len(got) != 0 {
-		t.Errorf("state changes: %v, want none", got)
 	}
 }

@@ -57,38 +57,3 @@ func TestCancelNeverBreaksTheConnection(t *testing.T) {
 	}
 	assertNoErr(t, s.Ping(ctx), "ping after 300 cancelled calls")
 }
-
-// TestClientRequestTimeoutWhileReconnecting: a call that waits for a
-// reconnect and runs out of the client's own RequestTimeout fails with
-// ErrTimeout (a caller's own deadline gives the caller's context error).
-func TestClientRequestTimeoutWhileReconnecting(t *testing.T) {
-	t.Parallel()
-	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
-	// The timeout also bounds every request of Connect's first sync: long
-	// enough for each of those on a loaded machine.
-	c := liveConnect(t, srv.URL, &mcplive.Options{RequestTimeout: time.Second})
-	states := liveWatchStates(t, c)
-	srv.Stop()
-	states.await(t, mcplive.StateReconnecting)
-	_, err := c.CallTool(context.Background(), "tool00", nil, nil)
-	if !errors.Is(err, mcplive.ErrTimeout) {
-		t.Fatalf("call while the server is down: %v, want ErrTimeout", err)
-	}
-}
-
-// TestCloseLeavesListsStale: after Close the lists keep their items, marked
-// stale, and calls fail with ErrClosed.
-func TestCloseLeavesListsStale(t *testing.T) {
-	t.Parallel()
-	srv := mcptest.New(t, &mcptest.Options{Setup: liveSDKSetup})
-	c, err := mcplive.Connect(testCtx(t), srv.URL, eraOptions(nil))
-	assertNoErr(t, err, "Connect")
-	n := len(c.Tools().Snapshot().Items)
-	c.Close()
-	if s := c.Tools().Snapshot(); s.Status != mcplive.StatusStale || len(s.Items) != n || n == 0 {
-		t.Fatalf("after Close: %s with %d items, want stale with %d", s.Status, len(s.Items), n)
-	}
-	if _, err := c.CallTool(testCtx(t), "tool00", nil, nil); !errors.Is(err, mcplive.ErrClosed) {
-		t.Fatalf("call after Close: %v, want ErrClosed", err)
-	}
-}

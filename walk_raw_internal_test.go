@@ -6,16 +6,6 @@ import (
 	"testing"
 )
 
-// rawPages reads one list result into its pages, as a walk does.
-func rawPages(t *testing.T, spec kindSpec, result string) []listPage {
-	t.Helper()
-	page, _, _, err := parseListPage([]byte(result), nil, spec.field)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []listPage{page}
-}
-
 // TestRawItemsDecodeAsTyped checks that a RawItems list gives Snapshot the
 // same items as a typed walk: keys, every field, the raw JSON and a tool's
 // x-mcp-header marks.
@@ -55,15 +45,6 @@ func TestRawItemsDecodeAsTyped(t *testing.T) {
 	}
 }
 
-func rawItemsOf(t *testing.T, spec kindSpec, result string) itemSlice {
-	t.Helper()
-	b := newRawBuild(spec)(rawEntries(nil))
-	if err := decodeItems(spec, rawPages(t, spec, result), b); err != nil {
-		t.Fatal(err)
-	}
-	return b.items()
-}
-
 // TestRawItemsKeys: a RawItems walk refuses an item without a string key,
 // as a typed walk does, and takes other members as they are (it decodes
 // nothing else).
@@ -83,4 +64,23 @@ func TestRawItemsKeys(t *testing.T) {
 	if got := itemsOf[Tool](items); got[0].Name != "a" || string(got[0].Raw) != `{"description":5,"name":"a"}` {
 		t.Errorf("decoded %+v", got[0])
 	}
+}
+
+// rawPages reads one list result into its pages, as a walk does.
+func rawPages(t *testing.T, spec kindSpec, result string) []listPage {
+	t.Helper()
+	page, _, _, err := parseListPage([]byte(result), nil, spec.field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []listPage{page}
+}
+
+func rawItemsOf(t *testing.T, spec kindSpec, result string) itemSlice {
+	t.Helper()
+	b := newRawBuild(spec)(rawEntries(nil))
+	if err := decodeItems(spec, rawPages(t, spec, result), b); err != nil {
+		t.Fatal(err)
+	}
+	return b.items()
 }

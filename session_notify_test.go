@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mcplive/mcplive"
-	"github.com/mcplive/mcplive/internal/scripted"
 )
 
 // The callbacks may call back into the client: Close from a subscriber
@@ -16,65 +15,6 @@ import (
 // returns. No goroutine is waited on by what runs on it (Close never waits
 // on a callback; progress goes to the calling goroutine), so none of these
 // can deadlock.
-
-// Close from a subscriber callback returns, and the subscribers then get
-// the last updates: StateClosed and the lists' stale status.
-func TestCloseFromSubscriberCallback(t *testing.T) {
-	t.Parallel()
-	srv := liveScripted(t, "", 1)
-	srv.Set(scripted.Tools, scripted.Tool("a"))
-	c := liveConnect(t, srv.URL, nil)
-	states := liveWatchStates(t, c)
-	closed := make(chan error, 1)
-	stale := make(chan struct{})
-	var once, staleOnce sync.Once
-	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
-		if u.Snapshot.Status == mcplive.StatusStale {
-			staleOnce.Do(func() { close(stale) })
-			return
-		}
-		once.Do(func() { closed <- c.Close() })
-	})
-	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.Notify(liveNotifyTools, nil)
-	assertNoErr(t, liveRecv(t, closed, "Close from the subscriber callback returning"), "Close")
-	states.await(t, mcplive.StateClosed)
-	liveRecv(t, stale, "the stale status after Close from a callback")
-	if s := c.State(); s != mcplive.StateClosed {
-		t.Errorf("state after Close: %s", s)
-	}
-}
-
-// Close from another goroutine while a subscriber callback is blocked
-// returns: Close never waits on a callback. Once the callback returns, the
-// last updates (the stale status) follow.
-func TestCloseWhileCallbackBlocks(t *testing.T) {
-	t.Parallel()
-	srv := liveScripted(t, "", 1)
-	srv.Set(scripted.Tools, scripted.Tool("a"))
-	c := liveConnect(t, srv.URL, nil)
-	inside := make(chan struct{})
-	release := make(chan struct{})
-	stale := make(chan struct{})
-	var first, staleOnce sync.Once
-	c.Tools().Subscribe(func(u mcplive.Update[mcplive.Tool]) {
-		first.Do(func() {
-			close(inside)
-			<-release
-		})
-		if u.Snapshot.Status == mcplive.StatusStale {
-			staleOnce.Do(func() { close(stale) })
-		}
-	})
-	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.Notify(liveNotifyTools, nil)
-	liveRecv(t, inside, "the first update")
-	done := make(chan error, 1)
-	go func() { done <- c.Close() }()
-	assertNoErr(t, liveRecv(t, done, "Close while a callback blocks"), "Close")
-	close(release)
-	liveRecv(t, stale, "the stale status after the blocked callback")
-}
 
 // A notification handler that closes its own session returns from Close;
 // the call in flight fails with ErrClosed.

@@ -2,8 +2,9 @@ package mcplive
 
 import (
 	"encoding/json"
-	"github.com/mcplive/mcplive/internal/jsonrpc"
 	"testing"
+
+	"github.com/mcplive/mcplive/internal/jsonrpc"
 )
 
 // What the JSON-RPC layer tells the transport of a message (describe) is

@@ -3,7 +3,6 @@ package mcplive
 import (
 	"context"
 	"encoding/base64"
-	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,49 +52,6 @@ func TestHTTPAppendBase64(t *testing.T) {
 	}
 	if got, want := string(appendBase64(nil, string(all))), base64.StdEncoding.EncodeToString(all); got != want {
 		t.Fatalf("every byte: %q; encoding/base64: %q", got, want)
-	}
-}
-
-func TestHTTPParseAuthParams(t *testing.T) {
-	for h, want := range map[string]map[string]string{
-		`Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`: {"resource_metadata": "https://x/.well-known/oauth-protected-resource"},
-		`Bearer realm="mcp", error=invalid_token, error_description="the \"token\" expired"`: {
-			"realm": "mcp", "error": "invalid_token", "error_description": `the "token" expired`},
-		`Basic realm="a", Bearer scope="tools:read tools:call", Error="insufficient_scope"`: {
-			"scope": "tools:read tools:call", "error": "insufficient_scope"},
-		// Another scheme first, with params of the same names: Bearer's win.
-		`DPoP error="use_dpop_nonce", scope=x, Bearer resource_metadata="https://x/prm", error=insufficient_scope, scope="a b"`: {
-			"resource_metadata": "https://x/prm", "error": "insufficient_scope", "scope": "a b"},
-		`Basic dXNlcjpwYXNz, Bearer error=invalid_token`: {"error": "invalid_token"},
-		`Bearer realm=a, Bearer error=second`:            {"realm": "a"},
-		// No Bearer challenge: every challenge's params, the first wins.
-		`DPoP error=a, Negotiate, Custom error=b, resource_metadata=r`: {"error": "a", "resource_metadata": "r"},
-		`Bearer`:                 {},
-		`Bearer abc123==`:        {},
-		`Bearer x="unterminated`: {"x": "unterminated"},
-		`=,=,"=`:                 {},
-	} {
-		if got := parseAuthParams(h); !maps.Equal(got, want) {
-			t.Errorf("parseAuthParams(%q) = %v, want %v", h, got, want)
-		}
-	}
-}
-
-// TestShownURL: errors and log lines show URLs without userinfo and query
-// (a token may travel in either); the URL the requests go to is unchanged.
-func TestShownURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"ws://h:1/mcp?access_token=SECRET":    "ws://h:1/mcp?…",
-		"https://u:SECRET@h/mcp":              "https://h/mcp",
-		"https://u:SECRET@h":                  "https://h",
-		"https://h/mcp#SECRET":                "https://h/mcp?…",
-		"https://h/mcp":                       "https://h/mcp",
-		"http://u@h:8/p/q?x=SECRET&y=1#f":     "http://h:8/p/q?…",
-		"https://h/path@notuser?token=SECRET": "https://h/path@notuser?…",
-	} {
-		if got := shownURL(in); got != want {
-			t.Errorf("shownURL(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -1,37 +1,22 @@
 package mcplive_test
 
-// The modern era (MCP 2026-07-28) against the scripted server: discover
-// instead of initialize, subscriptions/listen as the only change feed, the
-// acknowledged filter, a stream that ends, caching hints, empty cursors,
-// resultType, and the ways a server refuses the modern probe.
-
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/mcplive/mcplive"
+	"github.com/mcplive/mcplive/internal/mcptest"
 	"github.com/mcplive/mcplive/internal/scripted"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// modernOptions pins the modern era (no fallback).
-func modernOptions() *mcplive.Options {
-	o := liveOptions()
-	o.ProtocolVersion = mcplive.ModernVersion
-	return o
-}
-
-// modernScripted starts a modern scripted server with tools a and b.
-func modernScripted(t testing.TB, mo scripted.ModernOptions, pageSize int) *scripted.Server {
-	srv := liveScripted(t, "", pageSize)
-	srv.Modern(mo)
-	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
-	srv.Set(scripted.Prompts, scripted.Prompt("p"))
-	return srv
-}
+// The modern era (MCP 2026-07-28) against the scripted server: discover
+// instead of initialize, subscriptions/listen as the only change feed, the
+// acknowledged filter, a stream that ends, caching hints, empty cursors,
+// resultType, and the ways a server refuses the modern probe.
 
 func TestModernListsFollowTheListenStream(t *testing.T) {
 	t.Parallel()
@@ -160,95 +145,6 @@ func TestModernNothingAcknowledged(t *testing.T) {
 	assertEqual(t, c.State(), mcplive.StateReady, "state")
 }
 
-// In this revision an empty-string cursor is a cursor: only an absent
-// nextCursor ends a walk.
-func TestModernEmptyCursor(t *testing.T) {
-	t.Parallel()
-	onlyIn(t, "modern")
-	srv := modernScripted(t, scripted.ModernOptions{EmptyCursors: true}, 2)
-	var tools []json.RawMessage
-	var want []string
-	for i := range 7 {
-		tools = append(tools, scripted.Tool(fmt.Sprint("t", i)))
-		want = append(want, fmt.Sprint("t", i))
-	}
-	srv.Set(scripted.Tools, tools...)
-	c := liveConnect(t, srv.URL, modernOptions())
-	if got := liveKeys(c.Tools().Snapshot().Items); !liveSameKeys(got, want) {
-		t.Fatalf("tools: %v, want %v", got, want)
-	}
-	assertEqual(t, srv.Count("tools/list"), 4, "pages")
-}
-
-// A result that is not complete is a clear error.
-func TestModernIncompleteResult(t *testing.T) {
-	t.Parallel()
-	onlyIn(t, "modern")
-	srv := modernScripted(t, scripted.ModernOptions{ToolResult: json.RawMessage(`{"resultType":"input_required","inputRequests":{}}`)}, 0)
-	c := liveConnect(t, srv.URL, modernOptions())
-	_, err := c.CallTool(liveCtx(t), "a", nil, nil)
-	if !errors.Is(err, mcplive.ErrIncompleteResult) || !strings.Contains(err.Error(), "input_required") {
-		t.Fatalf("CallTool = %v, want ErrIncompleteResult naming input_required", err)
-	}
-}
-
-// The ways a server answers the modern probe, and what the client makes of
-// each.
-func TestModernProbeRefusals(t *testing.T) {
-	t.Parallel()
-	onlyIn(t, "modern")
-	for _, tc := range []struct {
-		name    string
-		answer  string // the error answer to server/discover; "" leaves the scripted server's own
-		pin     string
-		version string // the revision the client ends up with; "" for an error
-		errText string
-	}{
-		{name: "method-not-found", answer: `{"code":-32601,"message":"method not found"}`, version: mcplive.ProtocolVersion},
-		{name: "unsupported-legacy-listed", answer: `{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}`, version: mcplive.ProtocolVersion},
-		{name: "unsupported-other-modern", answer: `{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2099-01-01"]}}`, errText: "2099-01-01"},
-		{name: "missing-capability", answer: `{"code":-32021,"message":"missing capability"}`, errText: "missing capability"},
-		{name: "pinned-modern-legacy-server", answer: `{"code":-32601,"message":"method not found"}`, pin: mcplive.ModernVersion, errText: "method not found"},
-		{name: "pinned-legacy", pin: mcplive.ProtocolVersion, version: mcplive.ProtocolVersion},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			srv, err := scripted.New("", 0) // a legacy server, whatever this run's era
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(srv.Close)
-			if tc.answer != "" {
-				srv.Hook = func(r *scripted.Request) error {
-					if r.Method == "server/discover" {
-						return scripted.RawError(json.RawMessage(tc.answer))
-					}
-					return nil
-				}
-			}
-			o := liveOptions()
-			o.ProtocolVersion = tc.pin
-			o.Reconnect.Disabled = true
-			c, err := mcplive.Connect(liveCtx(t), srv.URL, o)
-			if tc.version == "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errText) {
-					t.Fatalf("Connect = %v, want an error mentioning %q", err, tc.errText)
-				}
-				return
-			}
-			assertNoErr(t, err, "Connect")
-			defer c.Close()
-			assertEqual(t, c.ProtocolVersion(), tc.version, "negotiated revision")
-			wantDiscover := 1
-			if tc.pin == mcplive.ProtocolVersion {
-				wantDiscover = 0
-			}
-			assertEqual(t, srv.Count("server/discover"), wantDiscover, "discover requests")
-			assertEqual(t, srv.Count("initialize"), 1, "initialize requests")
-		})
-	}
-}
-
 // Adding and removing resource subscribers changes the stream's filter:
 // the new stream is acknowledged before the old one ends, so at no time
 // is nobody listening.
@@ -289,31 +185,91 @@ func TestModernResourceSubscriptions(t *testing.T) {
 	assertEqual(t, srv.MinListens(), 1, "open listens at the least")
 }
 
-// ping is gone from this revision: the heartbeat is server/discover, and
-// a server that stops answering it is given up.
-func TestModernHeartbeat(t *testing.T) {
+// Against the real go-sdk server, the lists stay live through resource
+// subscriptions: each subscribe and unsubscribe changes the listen
+// stream's filter (a new stream, the old one cancelled), and a tool added
+// after it still reaches the list; the updates of the resources subscribed
+// still reach their subscribers. go-sdk v1.8.0 keys a session's
+// subscriptions by session, not by stream: the cleanup of a cancelled
+// stream drops the registrations of the stream that replaced it (over one
+// connection: WebSocket) unless the client waits for the old stream's end
+// before opening the new one.
+func TestModernSDKListsLiveThroughSubscriptions(t *testing.T) {
 	t.Parallel()
 	onlyIn(t, "modern")
-	srv := modernScripted(t, scripted.ModernOptions{}, 0)
-	silent := make(chan struct{})
-	srv.Hook = func(r *scripted.Request) error {
-		if r.Method == "server/discover" && r.Conn == 1 {
-			select {
-			case <-silent:
-				<-r.Done
-				return scripted.ErrDrop
-			default:
-			}
+	const a, b = "file:///a", "file:///b"
+	var rec *mcptest.Recorder
+	srv := mcptest.New(t, &mcptest.Options{Setup: func(s *mcp.Server) {
+		rec = mcptest.Record(s)
+		s.AddTool(mcptest.Tool("t0"), mcptest.EchoHandler("t0"))
+		for _, uri := range []string{a, b} {
+			s.AddResource(mcptest.Resource(uri, func() string { return "v" }))
 		}
-		return nil
+	}})
+	c := liveConnect(t, srv.URL, modernOptions())
+	ctx := liveCtx(t)
+	tools := []string{"t0"}
+	addTool := func(step string) {
+		t.Helper()
+		name := "after " + step
+		srv.S.AddTool(mcptest.Tool(name), mcptest.EchoHandler(name))
+		tools = append(tools, name)
+		liveWait(t, c.Tools(), name, liveHasKeys[mcplive.Tool](slices.Clone(tools)))
 	}
-	o := modernOptions()
-	o.HeartbeatInterval, o.HeartbeatTimeout = 10*time.Millisecond, 200*time.Millisecond
-	c := liveConnect(t, srv.URL, o)
-	states := liveWatchStates(t, c)
-	close(silent)
-	states.await(t, mcplive.StateReconnecting, mcplive.StateReady)
-	if srv.Count("ping") != 0 {
-		t.Errorf("%d pings sent in %s", srv.Count("ping"), mcplive.ModernVersion)
+	updated := func(uri string, got chan string) {
+		t.Helper()
+		if err := srv.S.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		assertEqual(t, liveRecv(t, got, "update of "+uri), uri, "updated uri")
 	}
+	methods := []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list", "subscriptions/listen"}
+	counts := func() []int {
+		var n []int
+		for _, m := range methods {
+			n = append(n, rec.Count(m))
+		}
+		return n
+	}
+	base := counts()
+
+	gotA, gotB := make(chan string, 16), make(chan string, 16)
+	unA, err := c.SubscribeResource(ctx, a, func(uri string) { gotA <- uri })
+	assertNoErr(t, err, "subscribe a")
+	addTool("subscribe a")
+	updated(a, gotA)
+
+	unB, err := c.SubscribeResource(ctx, b, func(uri string) { gotB <- uri })
+	assertNoErr(t, err, "subscribe b")
+	addTool("subscribe b")
+	updated(a, gotA)
+	updated(b, gotB)
+
+	assertNoErr(t, unA(ctx), "unsubscribe a")
+	addTool("unsubscribe a")
+	updated(b, gotB)
+
+	assertNoErr(t, unB(ctx), "unsubscribe b")
+	addTool("unsubscribe b")
+	end := counts()
+	for i, m := range methods {
+		t.Logf("%s after Connect: %d", m, end[i]-base[i])
+	}
+	t.Logf("(4 subscription changes; 4 tools added: 4 walks of tools/list follow them at the least)")
+}
+
+// modernOptions pins the modern era (no fallback).
+func modernOptions() *mcplive.Options {
+	o := liveOptions()
+	o.ProtocolVersion = mcplive.ModernVersion
+	return o
+}
+
+// modernScripted starts a modern scripted server with tools a and b.
+func modernScripted(t testing.TB, mo scripted.ModernOptions, pageSize int) *scripted.Server {
+	srv := liveScripted(t, "", pageSize)
+	srv.Modern(mo)
+	srv.Set(scripted.Tools, scripted.Tool("a"), scripted.Tool("b"))
+	srv.Set(scripted.Prompts, scripted.Prompt("p"))
+	return srv
 }
