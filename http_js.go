@@ -54,12 +54,15 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 }
 
 // fetchOnce sends req to url with fetch's redirect mode.
+// Over 80 lines on purpose: splitting off its response part cost the wasm +330 B of brotli (+624 B for a three-way split), over the size budget of issue 46's splits.
 func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
+	fetch := js.Global().Get("fetch")
+	body := req.Body
 	ctx := req.ctx
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fetch := js.Global().Get("fetch")
+
 	opt := js.Global().Get("Object").New()
 	opt.Set("method", req.Method)
 	opt.Set("cache", "no-store")
@@ -88,7 +91,7 @@ func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 		return nil, errors.New("this JavaScript environment has no fetch")
 	}
 	opt.Set("headers", headers)
-	if body := req.Body; len(body) > 0 {
+	if len(body) > 0 {
 		buf := js.Global().Get("Uint8Array").New(len(body))
 		js.CopyBytesToJS(buf, body)
 		opt.Set("body", buf)
@@ -105,6 +108,7 @@ func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 			ac.Call("abort")
 		}
 	}
+
 	result, err := await(ctx, fetch.Invoke(url, opt), abort)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -119,13 +123,7 @@ func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 				errRedirect, req.Method, redactURL(final))
 		}
 	}
-	return fetchResponse(req, result, abort), nil
-}
 
-// fetchResponse returns the answer of req from a fetch Response: status,
-// headers (without the Content-Encoding that fetch decoded), length, and
-// the body streamed, which req's context, ending, aborts.
-func fetchResponse(req *httpRequest, result js.Value, abort func()) *httpResponse {
 	header := responseHeader(result.Get("headers"))
 	code := result.Get("status").Int()
 	length := int64(-1)
@@ -147,7 +145,7 @@ func fetchResponse(req *httpRequest, result js.Value, abort func()) *httpRespons
 	}
 	// The context keeps its hold on the body: ending it aborts a read
 	// (not a body read to its end: that request is complete).
-	rb.stop = context.AfterFunc(req.ctx, rb.cancel)
+	rb.stop = context.AfterFunc(ctx, rb.cancel)
 	return &httpResponse{
 		StatusCode:    code,
 		Status:        strings.TrimSpace(strconv.Itoa(code) + " " + result.Get("statusText").String()), // HTTP/2 has no reason phrase
@@ -155,7 +153,7 @@ func fetchResponse(req *httpRequest, result js.Value, abort func()) *httpRespons
 		ContentLength: length,
 		Body:          rb,
 		Request:       req,
-	}
+	}, nil
 }
 
 // responseHeader reads a fetch Headers object in four calls into JS (one
