@@ -53,8 +53,7 @@ func (fetchTransport) roundTrip(req *httpRequest) (resp *httpResponse, err error
 	})
 }
 
-// fetchOnce sends req to url with fetch's redirect mode.
-// Over 80 lines on purpose: splitting off its response part cost the wasm +330 B of brotli (+624 B for a three-way split), over the size budget of issue 46's splits.
+// fetchOnce sends req to url with fetch's redirect mode. Over 80 lines on purpose: a split cost the wasm +330 B of brotli (issue 46).
 func fetchOnce(req *httpRequest, url, redirect string) (*httpResponse, error) {
 	fetch := js.Global().Get("fetch")
 	body := req.Body
