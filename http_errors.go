@@ -240,7 +240,7 @@ func (c *httpConn) authError(resp *httpResponse, method string) *AuthError {
 // must read resource_metadata, scope and error from Bearer's, whichever
 // scheme comes first. Without a Bearer challenge it takes every
 // challenge's params, the first occurrence of a name winning. Names are
-// lower-cased.
+// lower-cased. Over 80 lines on purpose: one hand-written scanner whose position and state (i, afterComma, params, inBearer) every step moves.
 func parseAuthParams(h string) map[string]string {
 	all := map[string]string{}
 	var bearer map[string]string

@@ -36,29 +36,51 @@ func (c *httpConn) send(ctx context.Context, method string, msg []byte, m jsonrp
 	}
 }
 
+// sendOnce sends one request and returns its answer; a failure to get
+// one is described by sendFailed.
 func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m jsonrpc.Outgoing, lastEventID string) (*httpResponse, error) {
+	req, established, err := c.newRequest(ctx, method, msg, m, lastEventID)
+	if err != nil {
+		return nil, err
+	}
+
+	// Before the server first answered, the wait for its answer is
+	// bounded like a WebSocket's handshake (the dial timeout); the timer
+	// stops once the answer has begun, and the body reads on in actx.
+	actx, acancel := context.WithCancel(ctx)
+	var timedOut atomic.Bool
+	var timer *time.Timer // made only when it can fire: most requests need none
+	if !established && method == methodPost {
+		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
+	}
+	req.ctx = actx
+	resp, err := c.rt.roundTrip(req)
+	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
+		if err == nil {
+			resp.Body.Close()
+		}
+		acancel()
+		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, shownURL(c.url), c.dialTimeout, ErrTimeout, ErrDial)
+	}
+	if err == nil {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
+		return resp, nil
+	}
+	acancel()
+	return nil, c.sendFailed(ctx, method, established, err)
+}
+
+// newRequest builds a request with its headers: the app's, the
+// credentials, the session's (id, protocol version), the 2026-07-28
+// Mcp-Method and Mcp-Name, and Last-Event-ID. It reports whether the
+// server had answered before (the session is established).
+func (c *httpConn) newRequest(ctx context.Context, method string, msg []byte, m jsonrpc.Outgoing, lastEventID string) (*httpRequest, bool, error) {
 	req := &httpRequest{Method: method, URL: c.url, Header: c.header.Clone(), Body: msg}
 	if req.Header == nil {
 		req.Header = Header{}
 	}
-	if c.creds != nil {
-		h, err := c.creds(ctx, method, c.url)
-		if err != nil {
-			return nil, printf.Errorf("mcplive: %s %s: get credentials: %w", method, shownURL(c.url), err)
-		}
-		for k, v := range h {
-			if len(v) > 0 {
-				req.Header.Set(k, v[0])
-			}
-		}
-	} else if c.token != nil {
-		tok, err := c.token(ctx)
-		if err != nil {
-			return nil, printf.Errorf("mcplive: %s %s: get token: %w", method, shownURL(c.url), err)
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
+	if err := c.authorize(ctx, method, req.Header); err != nil {
+		return nil, false, err
 	}
 	c.mu.Lock()
 	sid, version, established := c.sessionID, c.version, c.established
@@ -94,56 +116,67 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m js
 	if lastEventID != "" {
 		req.Header.Set(headerLastEventID, lastEventID)
 	}
+	return req, established, nil
+}
 
-	// Before the server first answered, the wait for its answer is
-	// bounded like a WebSocket's handshake (the dial timeout); the timer
-	// stops once the answer has begun, and the body reads on in actx.
-	actx, acancel := context.WithCancel(ctx)
-	var timedOut atomic.Bool
-	var timer *time.Timer // made only when it can fire: most requests need none
-	if !established && method == methodPost {
-		timer = time.AfterFunc(c.dialTimeout, func() { timedOut.Store(true); acancel() })
-	}
-	req.ctx = actx
-	resp, err := c.rt.roundTrip(req)
-	if timer != nil && !timer.Stop() && timedOut.Load() && ctx.Err() == nil {
-		if err == nil {
-			resp.Body.Close()
+// authorize sets the credentials of a request in h: the headers of the
+// credentials callback, or the bearer token of the token callback.
+func (c *httpConn) authorize(ctx context.Context, method string, h Header) error {
+	if c.creds != nil {
+		ch, err := c.creds(ctx, method, c.url)
+		if err != nil {
+			return printf.Errorf("mcplive: %s %s: get credentials: %w", method, shownURL(c.url), err)
 		}
-		acancel()
-		return nil, printf.Errorf("mcplive: %s %s: no answer within %v: %w (%w)", method, shownURL(c.url), c.dialTimeout, ErrTimeout, ErrDial)
+		for k, v := range ch {
+			if len(v) > 0 {
+				h.Set(k, v[0])
+			}
+		}
+	} else if c.token != nil {
+		tok, err := c.token(ctx)
+		if err != nil {
+			return printf.Errorf("mcplive: %s %s: get token: %w", method, shownURL(c.url), err)
+		}
+		if tok != "" {
+			h.Set("Authorization", "Bearer "+tok)
+		}
 	}
-	if err == nil {
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: acancel}
-		return resp, nil
-	}
-	acancel()
+	return nil
+}
+
+// sendFailed returns the error of a request that got no answer (err, from
+// the round trip): the caller's cancellation, the connection's end, a
+// redirect not followed, a server out of reach before the session (ErrDial)
+// or after it (the connection ends; jsonrpc.ErrNotSent when the request
+// certainly never reached the server). The optional event stream (GET)
+// fails alone.
+func (c *httpConn) sendFailed(ctx context.Context, method string, established bool, err error) error {
 	if ctx.Err() != nil {
 		if c.ctx.Err() != nil {
 			if method == methodPost && unwritten(err) {
 				// The connection ended (another request's failure ended
 				// it) before this request was written: it never reached
 				// the server (jsonrpc.ErrNotSent).
-				return nil, jsonrpc.NotSent(c.closedErr())
+				return jsonrpc.NotSent(c.closedErr())
 			}
-			return nil, c.closedErr()
+			return c.closedErr()
 		}
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if errors.Is(err, errRedirect) {
-		return nil, c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, shownURL(c.url), err), "")
+		return c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, shownURL(c.url), err), "")
 	}
 	hint := "is the server up and the URL right?"
 	if inBrowser() {
 		hint = "is the server up and the URL right? In a browser a CORS refusal fails the same way: the server must allow this page's Origin, the methods GET, POST and DELETE, the headers Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, the Mcp-Param-… headers of its tools' x-mcp-header parameters and Last-Event-ID, and expose Mcp-Session-Id"
 	}
 	if !established {
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, shownURL(c.url), err, ErrDial), hint)
+		return withAdvice(printf.Errorf("mcplive: %s %s: %w (%w)", method, shownURL(c.url), err, ErrDial), hint)
 	}
 	if method == methodGet {
 		// The event stream is optional: a proxy that allows POST only, a
 		// CORS refusal of GET, a redirect loop fail it alone (reopen).
-		return nil, withAdvice(printf.Errorf("mcplive: %s %s: %w", method, shownURL(c.url), err), hint)
+		return withAdvice(printf.Errorf("mcplive: %s %s: %w", method, shownURL(c.url), err), hint)
 	}
 	// The server is out of reach: the connection ends, as a dropped
 	// WebSocket does, and the client reconnects.
@@ -153,9 +186,9 @@ func (c *httpConn) sendOnce(ctx context.Context, method string, msg []byte, m js
 	if serverUnreachable(cause) || writeRefused(cause) || unwritten(cause) {
 		// This request certainly never reached the server: its caller
 		// may send it again on the next connection (jsonrpc.ErrNotSent).
-		return nil, jsonrpc.NotSent(err)
+		return jsonrpc.NotSent(err)
 	}
-	return nil, err
+	return err
 }
 
 // cancelOnClose ends a request's context when its body is closed.

@@ -148,41 +148,15 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 				return
 			}
 			if id == nil {
-				c.mu.Lock()
-				wasDown := c.noPush
-				c.noPush = false
-				c.mu.Unlock()
-				if (opened || wasDown) && lastID == "" {
-					// Nothing could be resumed: what the server said while
-					// the stream was down is lost. The session re-lists
-					// everything.
-					c.enqueue(jsonrpc.Inbound{Gap: true})
-				}
-				if wasDown {
-					c.enqueue(jsonrpc.Inbound{Liveness: true})
-				}
-				c.signalGET()
+				c.standaloneOpened(opened, lastID)
 			}
 			opened = true
 		}
-		sr := newSSEReader(resp.Body, c.limit)
-		body := resp.Body
-		progress, done, err := c.readEvents(sr, id, func() { detach(body) })
+		sr, progress, done, err := c.readStream(resp, id, p != nil)
 		if done {
-			release(resp.Body)
 			return
 		}
-		resp.Body.Close()
 		resp = nil
-		if (sr.broken() || p != nil) && c.closeIdle != nil {
-			// The connection broke under a stream, or a request's stream
-			// ended without its answer: the server may be going away,
-			// and its kept-alive connections with it. They are dropped,
-			// so that the next request dials: a refused dial proves that
-			// request unsent (jsonrpc.ErrNotSent), a write on a dead connection
-			// proves nothing.
-			c.closeIdle()
-		}
 		if sr.lastID != "" {
 			lastID = sr.lastID
 		}
@@ -212,18 +186,73 @@ func (c *httpConn) follow(ctx context.Context, resp *httpResponse, p *post, what
 		}
 		c.log.Info("mcplive: event stream ended", "stream", what, "why", describeSSEError(err, c.limit), "lastEventId", lastID)
 		if p != nil && (lastID == "" || !c.legacy(p.m)) {
-			if sr.broken() {
-				c.lost(*p, printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err), 0)
-				return
-			}
-			why := "and gave no event id to resume it from"
-			if !c.legacy(p.m) {
-				why = "(2026-07-28 streams are not resumed)"
-			}
-			c.lost(*p, printf.Errorf("%w: the event stream of %s ended without its answer %s (%s)", ErrProtocol, what, why, describeSSEError(err, c.limit)), 0)
+			c.lost(*p, c.unanswered(p.m, what, sr.broken(), err), 0)
 			return
 		}
 	}
+}
+
+// readStream reads the event stream of resp and queues its messages (see
+// readEvents); done, the response to request id came, and the rest of the
+// body is drained. Otherwise the body is closed, and when the connection
+// broke or a request's stream ended without its answer, the idle
+// connections are dropped.
+func (c *httpConn) readStream(resp *httpResponse, id RawMessage, request bool) (sr *sseReader, progress, done bool, err error) {
+	sr = newSSEReader(resp.Body, c.limit)
+	body := resp.Body
+	progress, done, err = c.readEvents(sr, id, func() { detach(body) })
+	if done {
+		release(resp.Body)
+		return sr, progress, true, err
+	}
+	resp.Body.Close()
+	if (sr.broken() || request) && c.closeIdle != nil {
+		// The connection broke under a stream, or a request's stream
+		// ended without its answer: the server may be going away,
+		// and its kept-alive connections with it. They are dropped,
+		// so that the next request dials: a refused dial proves that
+		// request unsent (jsonrpc.ErrNotSent), a write on a dead connection
+		// proves nothing.
+		c.closeIdle()
+	}
+	return sr, progress, false, err
+}
+
+// standaloneOpened notes that the standalone stream is open (again): when
+// it had been open before or the server refused it (noPush) and nothing
+// could be resumed, what the server said while it was down is lost and
+// the session re-lists everything (Gap); a refused stream that opens
+// proves the server alive (Liveness).
+func (c *httpConn) standaloneOpened(opened bool, lastID string) {
+	c.mu.Lock()
+	wasDown := c.noPush
+	c.noPush = false
+	c.mu.Unlock()
+	if (opened || wasDown) && lastID == "" {
+		// Nothing could be resumed: what the server said while
+		// the stream was down is lost. The session re-lists
+		// everything.
+		c.enqueue(jsonrpc.Inbound{Gap: true})
+	}
+	if wasDown {
+		c.enqueue(jsonrpc.Inbound{Liveness: true})
+	}
+	c.signalGET()
+}
+
+// unanswered returns the error of request m (named what) whose stream
+// ended, with err, without its answer and cannot be resumed: the
+// connection broke, or the stream ended with no event id to resume it
+// from, or it is a 2026-07-28 stream (never resumed).
+func (c *httpConn) unanswered(m jsonrpc.Outgoing, what string, broken bool, err error) error {
+	if broken {
+		return printf.Errorf("%w: the connection broke while reading the answer to %s: %v", ErrClosed, what, err)
+	}
+	why := "and gave no event id to resume it from"
+	if !c.legacy(m) {
+		why = "(2026-07-28 streams are not resumed)"
+	}
+	return printf.Errorf("%w: the event stream of %s ended without its answer %s (%s)", ErrProtocol, what, why, describeSSEError(err, c.limit))
 }
 
 // readEvents queues the messages of one stream. It reports whether any

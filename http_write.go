@@ -120,6 +120,18 @@ func (c *httpConn) writePost(p post) (err error) {
 		c.noteSession(resp)
 	}
 
+	handedOff, err = c.answered(reqCtx, p, resp, stop, cancel)
+	return err
+}
+
+// answered takes the answer to the POST of p: a refusal (asked again
+// later when the server says when), the answer to a notification or
+// response (accepted), or the response to a request, read in the
+// background from a JSON body or an event stream. It reports whether the
+// answer was handed off to the background, which then stops and cancels
+// reqCtx.
+func (c *httpConn) answered(reqCtx context.Context, p post, resp *httpResponse, stop func() bool, cancel context.CancelFunc) (handedOff bool, err error) {
+	m := p.m
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.refused(resp, m)
 		if d := retryAfterOf(err); d > 0 && m.IsRequest() && resendable(m.Method) && p.resends < maxResends && c.failure() == nil {
@@ -132,7 +144,7 @@ func (c *httpConn) writePost(p post) (err error) {
 				c.lost(p, err, d)
 			})
 			if handedOff {
-				return nil
+				return true, nil
 			}
 		}
 		if err != nil && !m.IsRequest() && m.Method != methods.NotifyInitialized && !errors.Is(err, ErrClosed) {
@@ -140,31 +152,13 @@ func (c *httpConn) writePost(p post) (err error) {
 			// a request the server forgot, say) is no broken
 			// connection: HTTP carries on.
 			c.log.Warn("mcplive: the server refused a message", "message", m.What(), "err", err)
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	if !m.IsRequest() {
-		// Its body (none, as a rule) is read to its end, not aborted.
-		body := resp.Body
-		detach(body)
-		if !c.goTracked(func() { release(body) }) {
-			body.Close()
-		}
-		if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
-			c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.What())
-		}
-		c.setEstablished()
-		if m.Method == methods.NotifyInitialized {
-			// For a session that does not call SessionUpdated: the
-			// standalone stream opens once the session is initialized.
-			c.startGET()
-			// The session is ready once the stream is open: a list
-			// change the server announces after that is not lost
-			// between the client's first lists and the stream.
-			c.awaitGET(ctx)
-		}
-		return nil
+		c.accepted(p.ctx, resp, m)
+		return false, nil
 	}
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch ct {
@@ -192,13 +186,38 @@ func (c *httpConn) writePost(p post) (err error) {
 		}
 		err := printf.Errorf("%w: the server answered the %s request with %s; Streamable HTTP answers a request with application/json or text/event-stream",
 			ErrProtocol, m.Method, what)
-		return c.dialErr(err, "is this URL an MCP endpoint?")
+		return false, c.dialErr(err, "is this URL an MCP endpoint?")
 	}
 	if !handedOff {
 		resp.Body.Close()
-		return c.closedErr()
+		return false, c.closedErr()
 	}
-	return nil
+	return true, nil
+}
+
+// accepted takes the answer to a notification or a response (POSTed
+// alone): its body is drained in the background, and the session's
+// notifications/initialized opens the standalone stream, awaited (in ctx).
+func (c *httpConn) accepted(ctx context.Context, resp *httpResponse, m jsonrpc.Outgoing) {
+	// Its body (none, as a rule) is read to its end, not aborted.
+	body := resp.Body
+	detach(body)
+	if !c.goTracked(func() { release(body) }) {
+		body.Close()
+	}
+	if resp.StatusCode != statusAccepted && resp.StatusCode != statusNoContent {
+		c.log.Info("mcplive: the server answered a notification or response with a status other than 202", "status", resp.Status, "message", m.What())
+	}
+	c.setEstablished()
+	if m.Method == methods.NotifyInitialized {
+		// For a session that does not call SessionUpdated: the
+		// standalone stream opens once the session is initialized.
+		c.startGET()
+		// The session is ready once the stream is open: a list
+		// change the server announces after that is not lost
+		// between the client's first lists and the stream.
+		c.awaitGET(ctx)
+	}
 }
 
 // legacy reports whether a message belongs to a 2025-11-25 (or older)
