@@ -242,6 +242,9 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	// spec asks of a client ("cache the result"); it probes again if the
 	// server refuses initialize (era.go, open).
 	legacy := c.opts.ProtocolVersion == "" && slices.Contains(supportedVersions, c.opts.RevisionHint)
+	// prior: the kept server/discover result, for the first session only.
+	prior := c.opts.Prior
+opening:
 	for {
 		var ctx context.Context
 		var stop context.CancelFunc
@@ -253,8 +256,11 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// whatever transport is in use (a wrapped one included).
 			ctx, stop = context.WithTimeout(c.ctx, reconnectDialTimeout(attempt, c.opts.DialTimeout))
 		}
-		sess, err := newSession(ctx, c.transport, c.opts, c, &c.subs, legacy)
+		o := c.opts
+		o.Prior = prior
+		sess, err := newSession(ctx, c.transport, o, c, &c.subs, legacy)
 		stop()
+		prior = nil
 		if err != nil && !errors.Is(err, ErrDial) {
 			// The server was reached but did not open a session: whatever
 			// it has become, the next attempt probes its revision again.
@@ -308,6 +314,20 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// change falls between a list and the feed.
 			lost := c.openFeed(sess)
 			c.syncAll(sess, cause)
+			if err := sess.confirmPrior(c.ctx); err != nil && c.ctx.Err() == nil {
+				// Opened from a kept server/discover result that no longer
+				// holds: open again, probing the server's revision.
+				c.opts.Logger.Info("mcplive: the kept server/discover result no longer holds; opening the session again", "err", err.Error())
+				sess.Close()
+				c.mu.Lock()
+				c.sessions.end()
+				c.mu.Unlock()
+				legacy = false
+				continue opening
+			}
+			c.mu.Lock()
+			c.init = sess.InitializeResult() // a discover asked beside the first requests may have news
+			c.mu.Unlock()
 			select {
 			case <-c.ctx.Done():
 				sess.Close()

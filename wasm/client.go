@@ -86,8 +86,10 @@ func (cl *client) close() error {
 
 // info is what JS shows as serverInfo, capabilities, protocolVersion and
 // instructions, as JSON: {"serverInfo", "capabilities" (as the server sent
-// them; {} when absent), "protocolVersion", "instructions"}. Written by
-// hand, without encoding/json (see readOptions).
+// them; {} when absent), "protocolVersion", "instructions"}, and in the
+// 2026-07-28 era "discover", the server/discover result the catalog cache
+// keeps (Options.Prior). Written by hand, without encoding/json (see
+// readOptions).
 func info(c *mcplive.Client) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"serverInfo":`)
@@ -103,6 +105,10 @@ func info(c *mcplive.Client) []byte {
 	writeString(&b, c.ProtocolVersion())
 	b.WriteString(`,"instructions":`)
 	writeString(&b, c.Instructions())
+	if r := c.InitializeResult(); r.ProtocolVersion == mcplive.ModernVersion && len(r.Raw) > 0 {
+		b.WriteString(`,"discover":`)
+		b.Write(r.Raw)
+	}
 	b.WriteByte('}')
 	return b.Bytes()
 }
