@@ -52,7 +52,7 @@ type Client struct {
 	// (state reconnecting, the session up): calls use it meanwhile.
 	feedDown  *Session
 	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
-	init      InitializeResult
+	initFrom  *Session // the latest session: its InitializeResult is the Client's
 	stateSubs watchers[State]
 }
 
@@ -149,8 +149,12 @@ func (c *Client) WatchState(fn func(State)) (cancel func()) {
 // InitializeResult returns the latest session's initialize result.
 func (c *Client) InitializeResult() InitializeResult {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.init
+	s := c.initFrom
+	c.mu.Unlock()
+	if s == nil {
+		return InitializeResult{}
+	}
+	return s.InitializeResult()
 }
 
 // ServerInfo returns the server's name, version and more.
@@ -297,7 +301,7 @@ opening:
 			return
 		}
 		c.sessions.begin(sess)
-		c.init = sess.InitializeResult()
+		c.initFrom = sess
 		c.mu.Unlock()
 
 		// The heartbeat runs from the start: a connection that goes silent
@@ -325,9 +329,6 @@ opening:
 				legacy = false
 				continue opening
 			}
-			c.mu.Lock()
-			c.init = sess.InitializeResult() // a discover asked beside the first requests may have news
-			c.mu.Unlock()
 			select {
 			case <-c.ctx.Done():
 				sess.Close()

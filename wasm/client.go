@@ -91,9 +91,10 @@ func (cl *client) close() error {
 // keeps (Options.Prior). Written by hand, without encoding/json (see
 // readOptions).
 func info(c *mcplive.Client) []byte {
+	r := c.InitializeResult()
 	var b bytes.Buffer
 	b.WriteString(`{"serverInfo":`)
-	si, _ := c.ServerInfo().MarshalJSON()
+	si, _ := r.ServerInfo.MarshalJSON()
 	b.Write(si)
 	b.WriteString(`,"capabilities":`)
 	if caps := c.Capabilities(); len(caps) > 0 {
@@ -102,10 +103,10 @@ func info(c *mcplive.Client) []byte {
 		b.WriteString(`{}`)
 	}
 	b.WriteString(`,"protocolVersion":`)
-	writeString(&b, c.ProtocolVersion())
+	writeString(&b, r.ProtocolVersion)
 	b.WriteString(`,"instructions":`)
-	writeString(&b, c.Instructions())
-	if r := c.InitializeResult(); r.ProtocolVersion == mcplive.ModernVersion && len(r.Raw) > 0 {
+	writeString(&b, r.Instructions)
+	if r.ProtocolVersion == mcplive.ModernVersion && len(r.Raw) > 0 {
 		b.WriteString(`,"discover":`)
 		b.Write(r.Raw)
 	}
