@@ -52,7 +52,7 @@ type Client struct {
 	// (state reconnecting, the session up): calls use it meanwhile.
 	feedDown  *Session
 	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
-	initFrom  *Session // the latest session: its InitializeResult is the Client's
+	initFrom  *Session    // the latest session: its InitializeResult is the Client's
 	stateSubs watchers[State]
 }
 
