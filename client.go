@@ -321,7 +321,7 @@ opening:
 			if err := sess.confirmPrior(c.ctx); err != nil && c.ctx.Err() == nil {
 				// Opened from a kept server/discover result that no longer
 				// holds: open again, probing the server's revision.
-				c.opts.Logger.Info("mcplive: the kept server/discover result no longer holds; opening the session again", "err", err.Error())
+				c.opts.Logger.Info("mcplive: the kept server/discover result no longer holds", "err", err.Error())
 				sess.Close()
 				c.mu.Lock()
 				c.sessions.end()
