@@ -52,7 +52,7 @@ type Client struct {
 	// (state reconnecting, the session up): calls use it meanwhile.
 	feedDown  *Session
 	sessions  sessionSlot // the current session, set under mu; results of an older one are dropped
-	init      InitializeResult
+	initFrom  *Session    // the latest session: its InitializeResult is the Client's
 	stateSubs watchers[State]
 }
 
@@ -149,8 +149,12 @@ func (c *Client) WatchState(fn func(State)) (cancel func()) {
 // InitializeResult returns the latest session's initialize result.
 func (c *Client) InitializeResult() InitializeResult {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.init
+	s := c.initFrom
+	c.mu.Unlock()
+	if s == nil {
+		return InitializeResult{}
+	}
+	return s.InitializeResult()
 }
 
 // ServerInfo returns the server's name, version and more.
@@ -242,6 +246,9 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 	// spec asks of a client ("cache the result"); it probes again if the
 	// server refuses initialize (era.go, open).
 	legacy := c.opts.ProtocolVersion == "" && slices.Contains(supportedVersions, c.opts.RevisionHint)
+	// prior: the kept server/discover result, for the first session only.
+	prior := c.opts.Prior
+opening:
 	for {
 		var ctx context.Context
 		var stop context.CancelFunc
@@ -253,8 +260,11 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// whatever transport is in use (a wrapped one included).
 			ctx, stop = context.WithTimeout(c.ctx, reconnectDialTimeout(attempt, c.opts.DialTimeout))
 		}
-		sess, err := newSession(ctx, c.transport, c.opts, c, &c.subs, legacy)
+		o := c.opts
+		o.Prior = prior
+		sess, err := newSession(ctx, c.transport, o, c, &c.subs, legacy)
 		stop()
+		prior = nil
 		if err != nil && !errors.Is(err, ErrDial) {
 			// The server was reached but did not open a session: whatever
 			// it has become, the next attempt probes its revision again.
@@ -291,7 +301,7 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			return
 		}
 		c.sessions.begin(sess)
-		c.init = sess.InitializeResult()
+		c.initFrom = sess
 		c.mu.Unlock()
 
 		// The heartbeat runs from the start: a connection that goes silent
@@ -308,6 +318,17 @@ func (c *Client) run(connectCtx context.Context, first chan<- error) {
 			// change falls between a list and the feed.
 			lost := c.openFeed(sess)
 			c.syncAll(sess, cause)
+			if err := sess.confirmPrior(c.ctx); err != nil && c.ctx.Err() == nil {
+				// Opened from a kept server/discover result that no longer
+				// holds: open again, probing the server's revision.
+				c.opts.Logger.Info("mcplive: the kept server/discover result no longer holds", "err", err.Error())
+				sess.Close()
+				c.mu.Lock()
+				c.sessions.end()
+				c.mu.Unlock()
+				legacy = false
+				continue opening
+			}
 			select {
 			case <-c.ctx.Done():
 				sess.Close()

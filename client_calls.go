@@ -20,12 +20,22 @@ var errRequestTimeout = errors.New("mcplive: request timeout")
 // (which covers the wait for ready too; a call that may wait for the user,
 // with Options.OnElicit, is bounded per round trip instead).
 func withSession[R any](c *Client, ctx context.Context, method string, fn func(context.Context, *Session) (R, error)) (R, error) {
+	var r R
+	err := c.onSession(ctx, method, func(ctx context.Context, s *Session) (err error) {
+		r, err = fn(ctx, s)
+		return err
+	})
+	return r, err
+}
+
+// onSession is withSession's body, once for every result type (each
+// instantiation of a generic function is its own wasm code).
+func (c *Client) onSession(ctx context.Context, method string, fn func(context.Context, *Session) error) error {
 	rctx, cancel := context.WithTimeoutCause(ctx, c.opts.RequestTimeout, errRequestTimeout)
 	defer cancel()
 	sess, err := c.session(rctx, method)
 	if err != nil {
-		var zero R
-		return zero, err
+		return err
 	}
 	fctx := rctx
 	if c.opts.OnElicit != nil && acceptsInput(method) {
@@ -34,7 +44,7 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 		// user.
 		fctx = ctx
 	}
-	r, err := fn(fctx, sess)
+	err = fn(fctx, sess)
 	for err != nil && errors.Is(err, jsonrpc.ErrNotSent) && ctx.Err() == nil && rctx.Err() == nil {
 		// The request never reached the server (its connection had just
 		// gone, which the client had not noticed: a call made while only
@@ -48,24 +58,24 @@ func withSession[R any](c *Client, ctx context.Context, method string, fn func(c
 			err = serr
 			break
 		}
-		r, err = fn(fctx, sess)
+		err = fn(fctx, sess)
 	}
 	if err != nil && errors.Is(err, jsonrpc.ErrNotSent) {
 		// Never sent, and no connection came before the deadline: the
 		// call failed for want of a connection, as session says.
 		if cerr := ctx.Err(); cerr != nil {
-			return r, printf.Errorf("%s: %w", method, cerr)
+			return printf.Errorf("%s: %w", method, cerr)
 		}
 		if rctx.Err() != nil {
-			return r, printf.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
+			return printf.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
 		}
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 		// The request timeout set here ended first: for the session that
 		// is the caller's deadline, but for our caller it is ErrTimeout.
-		return r, printf.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
+		return printf.Errorf("%s: no answer within %v: %w", method, c.opts.RequestTimeout, ErrTimeout)
 	}
-	return r, err
+	return err
 }
 
 // Ping checks that the server answers.

@@ -33,6 +33,9 @@ var ErrIncompleteResult = errors.New("mcplive: incomplete result")
 // it, unless Options.ProtocolVersion pins one.
 func (s *Session) open(ctx context.Context) error {
 	pin := s.opts.ProtocolVersion
+	if p := s.opts.Prior; p != nil && !s.legacyFirst && (pin == "" || pin == ModernVersion) && s.adopt(p) {
+		return nil
+	}
 	if pin == "" && s.legacyFirst {
 		// The server answered initialize last time: skip the probe (a
 		// round trip, or the whole probe timeout with a server that
@@ -163,45 +166,128 @@ func (s *Session) discover(ctx context.Context) error {
 		}
 		return err
 	}
-	// The spec's rule for telling the eras apart (basic/versioning.mdx,
-	// "Backward Compatibility"; transports/streamable-http.mdx, the same):
-	// a recognized modern JSON-RPC error, or a DiscoverResult, identifies a
-	// modern server; "anything else identifies a legacy server". So every
-	// answer that is neither falls back to initialize alike: a null
-	// result, a result that is not JSON, a string, wrong member types, no
-	// supportedVersions. (A modern server whose versions this client does
-	// not speak is a recognized answer: that one is a hard error, below.)
+	res, err := readDiscover(raw)
+	if err != nil {
+		return err
+	}
+	s.init.Store(discovered(raw, &res))
+	return nil
+}
+
+// readDiscover reads and checks the answer to server/discover.
+//
+// The spec's rule for telling the eras apart (basic/versioning.mdx,
+// "Backward Compatibility"; transports/streamable-http.mdx, the same): a
+// recognized modern JSON-RPC error, or a DiscoverResult, identifies a
+// modern server; "anything else identifies a legacy server". So every
+// answer that is neither falls back to initialize alike: a null result, a
+// result that is not JSON, a string, wrong member types, no
+// supportedVersions. (A modern server whose versions this client does not
+// speak is a recognized answer: that one is a hard error, below.)
+func readDiscover(raw RawMessage) (discoverResult, error) {
 	var res discoverResult
 	if err := decodeDiscoverResult(raw, &res); err != nil {
-		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("not a DiscoverResult: %v", err))}
+		return res, &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("not a DiscoverResult: %v", err))}
 	}
 	if len(res.SupportedVersions) == 0 {
 		// DiscoverResult requires supportedVersions: an empty result is a
 		// legacy server answering every method.
-		return &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("answered without supportedVersions: not a 2026-07-28 server"))}
+		return res, &legacyAnswer{printf.Errorf("mcplive: server/discover: %w", jsonrpc.ProtocolError("answered without supportedVersions: not a 2026-07-28 server"))}
 	}
 	if !slices.Contains(res.SupportedVersions, ModernVersion) {
 		// A modern server of another modern revision: nothing in common
 		// (a legacy version in its list would have been offered through
 		// UnsupportedProtocolVersion on a legacy request, not here).
 		if !slices.ContainsFunc(res.SupportedVersions, func(v string) bool { return slices.Contains(supportedVersions, v) }) {
-			return printf.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
+			return res, printf.Errorf("mcplive: server/discover: %w: the server speaks MCP %s, this client %s and %s",
 				ErrProtocol, strings.Join(res.SupportedVersions, ", "), ModernVersion, strings.Join(supportedVersions, ", "))
 		}
 		// A dual-era server that serves this client only in a legacy
 		// revision (go-sdk's stateful Streamable HTTP handler does):
 		// treated as its refusal of the modern one, with the same data.
 		data, _ := marshalJSON(map[string]any{"supported": res.SupportedVersions, "requested": ModernVersion})
-		return &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common", Data: data}
+		return res, &RPCError{Code: CodeUnsupportedProtocolVersion, Message: "no modern version in common", Data: data}
 	}
-	s.init.Store(&InitializeResult{
+	return res, nil
+}
+
+// discovered is the session's InitializeResult of a DiscoverResult.
+func discovered(raw RawMessage, res *discoverResult) *InitializeResult {
+	return &InitializeResult{
 		ProtocolVersion: ModernVersion,
 		Capabilities:    res.Capabilities,
 		ServerInfo:      res.Meta.ServerInfo,
 		Instructions:    res.Instructions,
 		Raw:             raw,
-	})
+	}
+}
+
+// adopt opens the modern era from a kept DiscoverResult (Options.Prior),
+// without asking first: server/discover is optional ("a client is free to
+// invoke any RPC inline"), and a client may keep a server's era across
+// restarts, "re-probing if the cached assumption later fails"
+// (basic/versioning.mdx). Unless the result is still fresh by its ttlMs
+// (server/utilities/caching.mdx), server/discover goes out now, beside the
+// session's first requests, and confirmPrior tells whether the kept result
+// still holds. It reports false for a result it cannot use.
+func (s *Session) adopt(p *Prior) bool {
+	res, err := readDiscover(p.Discover)
+	if err != nil {
+		return false
+	}
+	s.modern = true
+	s.setMeta(ModernVersion, "")
+	s.init.Store(discovered(p.Discover, &res))
+	var ttlMs float64 // read apart: a bad ttlMs only makes the result stale
+	_ = jsontext.Decode(p.Discover, "discoverResult", []jsontext.Field{{Name: "ttlMs", Dst: &ttlMs}})
+	if now := time.Now(); ttlMs > 0 && !p.Received.After(now) && now.Before(p.Received.Add(time.Duration(ttlMs*float64(time.Millisecond)))) {
+		return true
+	}
+	s.recheck = make(chan error, 1)
+	go func() { s.recheck <- s.rediscover(capabilitiesOf(p.Discover)) }()
+	return true
+}
+
+// errPriorChanged: the server's capabilities are not the kept ones.
+var errPriorChanged = errors.New("the server's capabilities changed")
+
+// rediscover asks server/discover of a session opened from a kept result
+// whose capabilities were kept: an answer with the same capabilities
+// becomes the session's InitializeResult (its serverInfo and instructions
+// may be new); any other outcome is the error confirmPrior reports.
+func (s *Session) rediscover(kept RawMessage) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	raw, err := s.request(ctx, methods.Discover, nil)
+	if err != nil {
+		return err
+	}
+	res, err := readDiscover(raw)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(capabilitiesOf(raw), kept) {
+		return errPriorChanged
+	}
+	s.init.Store(discovered(raw, &res))
 	return nil
+}
+
+// confirmPrior waits until the server has answered the server/discover
+// that adopt sent (nil at once when it sent none, or was not used). An
+// error means the kept result no longer holds: the Client opens the
+// session again, probing as without it.
+func (s *Session) confirmPrior(ctx context.Context) error {
+	if s.recheck == nil {
+		return nil
+	}
+	select {
+	case err := <-s.recheck:
+		s.recheck = nil
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Modern reports whether the session speaks the modern era (2026-07-28).

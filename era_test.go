@@ -2,10 +2,12 @@ package mcplive_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,4 +328,148 @@ func probeServer(t *testing.T, discover func(n int) (status int, body string)) (
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &discovers, &inits
+}
+
+// The kept server/discover result (Options.Prior) opens the first session
+// without asking first; server/discover goes out beside the first
+// requests, and its answer (a new serverInfo here) is what Connect
+// returns with.
+func TestPriorAdoptedAndAskedBeside(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := modernScripted(t, scripted.ModernOptions{}, 0)
+	// The second connection's server/discover is answered only once its
+	// tools/list has come: a client that waited for that answer before
+	// listing would never list.
+	var second atomic.Bool
+	listed := make(chan struct{})
+	var once sync.Once
+	srv.Hook = func(r *scripted.Request) error {
+		if !second.Load() {
+			return nil
+		}
+		switch r.Method {
+		case "tools/list":
+			once.Do(func() { close(listed) })
+		case "server/discover":
+			select {
+			case <-listed:
+			case <-r.Done:
+				return scripted.ErrDrop
+			case <-time.After(liveDeadline):
+				return errors.New("tools/list never came while server/discover was unanswered")
+			}
+		}
+		return nil
+	}
+	first := liveConnect(t, srv.URL, nil)
+	kept := first.InitializeResult().Raw
+	first.Close()
+
+	second.Store(true)
+	srv.SetVersion("2.0.0")
+	o := liveOptions()
+	o.Prior = &mcplive.Prior{Discover: kept, Received: time.Now()}
+	c := liveConnect(t, srv.URL, o)
+	assertEqual(t, srv.Count("server/discover"), 2, "discover requests (the first connection's, then one beside the first requests)")
+	assertEqual(t, c.ProtocolVersion(), mcplive.ModernVersion, "revision")
+	assertEqual(t, c.ServerInfo().Version, "2.0.0", "serverInfo (the server's answer, not the kept one)")
+	if s := c.Tools().Snapshot(); !liveSameKeys(liveKeys(s.Items), []string{"a", "b"}) || s.Status != mcplive.StatusReady {
+		t.Fatalf("tools: %s", liveDescribe(s))
+	}
+}
+
+// A kept result still fresh by its ttlMs is not asked for again.
+func TestPriorFreshNotAsked(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := modernScripted(t, scripted.ModernOptions{TTLMs: 60000}, 0)
+	first := liveConnect(t, srv.URL, nil)
+	kept := first.InitializeResult().Raw
+	first.Close()
+
+	o := liveOptions()
+	o.Prior = &mcplive.Prior{Discover: kept, Received: time.Now().Add(-time.Second)}
+	c := liveConnect(t, srv.URL, o)
+	assertEqual(t, srv.Count("server/discover"), 1, "discover requests (only the first connection's)")
+	assertEqual(t, c.ProtocolVersion(), mcplive.ModernVersion, "revision")
+	assertEqual(t, string(c.InitializeResult().Raw), string(kept), "the session's discover result")
+	liveWait(t, c.Prompts(), "the prompts", liveHasKeys[mcplive.Prompt]([]string{"p"}))
+
+	// Expired, or received "in the future" (a clock set back): asked.
+	for i, at := range []time.Time{time.Now().Add(-2 * time.Minute), time.Now().Add(time.Hour)} {
+		o := liveOptions()
+		o.Prior = &mcplive.Prior{Discover: kept, Received: at}
+		liveConnect(t, srv.URL, o)
+		assertEqual(t, srv.Count("server/discover"), 2+i, "discover requests with a kept result that is not fresh")
+	}
+}
+
+// A server whose capabilities are no longer the kept ones is opened again:
+// a kind it offers now is listed, not left unsupported.
+func TestPriorCapabilitiesChanged(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	srv := modernScripted(t, scripted.ModernOptions{}, 0)
+	srv.SetCaps(`{"tools":{"listChanged":true}}`)
+	first := liveConnect(t, srv.URL, nil)
+	kept := first.InitializeResult().Raw
+	assertEqual(t, first.Prompts().Snapshot().Status, mcplive.StatusUnsupported, "prompts of the first connection")
+	first.Close()
+
+	srv.SetCaps(scripted.DefaultCaps)
+	o := liveOptions()
+	o.Prior = &mcplive.Prior{Discover: kept, Received: time.Now()}
+	c := liveConnect(t, srv.URL, o)
+	if p := c.Prompts().Snapshot(); !liveSameKeys(liveKeys(p.Items), []string{"p"}) || p.Status != mcplive.StatusReady {
+		t.Fatalf("prompts, offered now: %s", liveDescribe(p))
+	}
+	if c.Capabilities() == nil || !strings.Contains(string(c.Capabilities()), `"prompts"`) {
+		t.Fatalf("capabilities: %s", c.Capabilities())
+	}
+	assertEqual(t, srv.Count("server/discover"), 3, "discover requests (first, beside, the probe of the new opening)")
+}
+
+// A kept result of a server that speaks only 2025-11-25 now: the session
+// is opened again with the probe, and falls back to initialize.
+func TestPriorServerMovedToLegacy(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	modern := modernScripted(t, scripted.ModernOptions{}, 0)
+	first := liveConnect(t, modern.URL, nil)
+	kept := first.InitializeResult().Raw
+	first.Close()
+
+	legacy := legacyServer(t)
+	legacy.Set("tools", scripted.Tool("l"))
+	o := liveOptions()
+	o.Prior = &mcplive.Prior{Discover: kept, Received: time.Now()}
+	c := liveConnect(t, legacy.URL, o)
+	assertEqual(t, c.ProtocolVersion(), mcplive.ProtocolVersion, "revision")
+	liveWait(t, c.Tools(), "the legacy server's tools", liveHasKeys[mcplive.Tool]([]string{"l"}))
+	assertEqual(t, legacy.Count("initialize"), 1, "initialize requests")
+}
+
+// A Prior is not used where it cannot be: a legacy revision hint (the
+// hint opens with initialize), and a kept result that is not a
+// DiscoverResult of 2026-07-28 (probed as without one).
+func TestPriorIgnored(t *testing.T) {
+	t.Parallel()
+	onlyIn(t, "modern")
+	legacy := legacyServer(t)
+	o := liveOptions()
+	o.RevisionHint = mcplive.ProtocolVersion
+	o.Prior = &mcplive.Prior{Discover: json.RawMessage(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`), Received: time.Now()}
+	c := liveConnect(t, legacy.URL, o)
+	assertEqual(t, c.ProtocolVersion(), mcplive.ProtocolVersion, "revision with a legacy hint")
+	assertEqual(t, legacy.Count("server/discover"), 0, "discover requests with a legacy hint")
+
+	srv := modernScripted(t, scripted.ModernOptions{TTLMs: 60000}, 0)
+	for i, junk := range []string{`{"supportedVersions":["2099-01-01"],"ttlMs":60000}`, `[]`, `{"capabilities":{},"ttlMs":60000}`} {
+		o := liveOptions()
+		o.Prior = &mcplive.Prior{Discover: json.RawMessage(junk), Received: time.Now()}
+		c := liveConnect(t, srv.URL, o)
+		assertEqual(t, c.ProtocolVersion(), mcplive.ModernVersion, "revision with a kept "+junk)
+		assertEqual(t, srv.Count("server/discover"), i+1, "discover requests with a kept "+junk)
+	}
 }

@@ -123,6 +123,7 @@ var eraTests = map[string][]string{
 		"TestEraLegacyRememberedOnReconnect", "TestEraSilentProbeNotRepeated", "TestEraReprobedWhenInitializeRefused",
 		"TestEraForgottenAfterAFailedOpening", "TestEraSilentProbeWithinAReconnect",
 		"TestSeedFreshListNotWalked", "TestSeedBadOrZeroTTLWalked", "TestSeedRevisionHint", "TestSeedInvalidatedByANewListenStream", "TestSeedReadRetriedIsMarked",
+		"TestPriorAdoptedAndAskedBeside", "TestPriorFreshNotAsked", "TestPriorCapabilitiesChanged", "TestPriorServerMovedToLegacy", "TestPriorIgnored",
 	},
 }
 

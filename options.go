@@ -87,6 +87,26 @@ type Options struct {
 	// without a walk; any other kind is walked as usual. A notification,
 	// a re-opened change feed, a reconnect or Refresh walks it.
 	Seeds []Seed
+	// Prior is the server's server/discover result kept from an earlier
+	// run (the JS package keeps it with the catalog cache), as TypeScript
+	// SDK v2's connect({ prior }): the first session, unless a legacy
+	// RevisionHint or ProtocolVersion says otherwise, adopts it instead of
+	// asking first, so that its first requests go out at once
+	// (server/discover is optional in 2026-07-28). While its ttlMs lasts,
+	// from Received, nothing is asked. Otherwise server/discover goes out
+	// beside the first requests, and Connect returns once it has answered:
+	// a server whose capabilities differ from the kept ones, or that no
+	// longer speaks 2026-07-28, is opened again as without a Prior. Keep it
+	// per server and authorization context, as its cacheScope says.
+	Prior *Prior
+}
+
+// Prior is a server/discover result kept from an earlier session
+// (Options.Prior): InitializeResult.Raw of a 2026-07-28 session, and when
+// it came (or, to be safe, when it was asked for).
+type Prior struct {
+	Discover RawMessage
+	Received time.Time
 }
 
 // Seed is one list kept from an earlier walk: its items as a JSON array,

@@ -34,6 +34,10 @@ type Session struct {
 	// (era.go, open).
 	legacyFirst bool
 	meta        atomic.Pointer[requestMeta] // the modern era's _meta of every request
+	// recheck gets the outcome of the server/discover asked beside the
+	// first requests of a session opened from Options.Prior (era.go,
+	// adopt); nil when none was asked.
+	recheck chan error
 
 	// The modern era's change feed (listen.go).
 	feedMu   sync.Mutex // one (re)opening of the listen stream at a time

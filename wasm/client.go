@@ -86,12 +86,15 @@ func (cl *client) close() error {
 
 // info is what JS shows as serverInfo, capabilities, protocolVersion and
 // instructions, as JSON: {"serverInfo", "capabilities" (as the server sent
-// them; {} when absent), "protocolVersion", "instructions"}. Written by
-// hand, without encoding/json (see readOptions).
+// them; {} when absent), "protocolVersion", "instructions"}, and in the
+// 2026-07-28 era "discover", the server/discover result the catalog cache
+// keeps (Options.Prior). Written by hand, without encoding/json (see
+// readOptions).
 func info(c *mcplive.Client) []byte {
+	r := c.InitializeResult()
 	var b bytes.Buffer
 	b.WriteString(`{"serverInfo":`)
-	si, _ := c.ServerInfo().MarshalJSON()
+	si, _ := r.ServerInfo.MarshalJSON()
 	b.Write(si)
 	b.WriteString(`,"capabilities":`)
 	if caps := c.Capabilities(); len(caps) > 0 {
@@ -100,9 +103,13 @@ func info(c *mcplive.Client) []byte {
 		b.WriteString(`{}`)
 	}
 	b.WriteString(`,"protocolVersion":`)
-	writeString(&b, c.ProtocolVersion())
+	writeString(&b, r.ProtocolVersion)
 	b.WriteString(`,"instructions":`)
-	writeString(&b, c.Instructions())
+	writeString(&b, r.Instructions)
+	if r.ProtocolVersion == mcplive.ModernVersion && len(r.Raw) > 0 {
+		b.WriteString(`,"discover":`)
+		b.Write(r.Raw)
+	}
 	b.WriteByte('}')
 	return b.Bytes()
 }

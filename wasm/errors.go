@@ -59,40 +59,26 @@ type systemCause interface {
 // MarshalJSON writes e as encoding/json writes the struct, its fields in
 // order (wire.Marshal writes it through this: the wasm has no encoder of
 // encoding/json).
-func (e *errorInfo) MarshalJSON() ([]byte, error) {
-	b := []byte(`{`)
-	field := func(name string, v any) error {
-		j, err := wire.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		b = append(b, j...)
-		return nil
-	}
-	if err := field("name", e.Name); err != nil {
+func (e *errorInfo) MarshalJSON() (b []byte, err error) {
+	b = append(b, '{')
+	if b, err = member(b, "name", e.Name); err != nil {
 		return nil, err
 	}
-	if err := field("message", e.Message); err != nil {
+	if b, err = member(b, "message", e.Message); err != nil {
 		return nil, err
 	}
 	if e.Code != nil {
-		if err := field("code", *e.Code); err != nil {
+		if b, err = member(b, "code", *e.Code); err != nil {
 			return nil, err
 		}
 	}
 	if len(e.Data) > 0 {
-		if err := field("data", e.Data); err != nil {
+		if b, err = member(b, "data", e.Data); err != nil {
 			return nil, err
 		}
 	}
 	if e.Status != 0 {
-		if err := field("status", e.Status); err != nil {
+		if b, err = member(b, "status", e.Status); err != nil {
 			return nil, err
 		}
 	}
@@ -101,28 +87,43 @@ func (e *errorInfo) MarshalJSON() ([]byte, error) {
 		{"error", e.Error}, {"errorDescription", e.ErrorDescription}, {"dpopNonce", e.DPoPNonce},
 	} {
 		if f.v != "" {
-			if err := field(f.name, f.v); err != nil {
+			if b, err = member(b, f.name, f.v); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if e.Cause != nil {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, `"cause":{"message":`...)
-		j, err := wire.Marshal(e.Cause.Message)
-		if err != nil {
+		c := append([]byte(nil), '{')
+		if c, err = member(c, "message", e.Cause.Message); err != nil {
 			return nil, err
 		}
-		b = append(b, j...)
-		b = append(b, `,"code":`...)
-		if j, err = wire.Marshal(e.Cause.Code); err != nil {
+		if c, err = member(c, "code", e.Cause.Code); err != nil {
 			return nil, err
 		}
-		b = append(append(b, j...), '}')
+		if b, err = member(b, "cause", mcplive.RawMessage(append(c, '}'))); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, '}'), nil
+}
+
+// member appends "name":v (wire.Marshal's JSON of v) to an object's
+// members in b, after a comma unless it is the first. Not inlined: the
+// calls above are an error's path, and each inlined copy is wasm bytes.
+//
+//go:noinline
+func member(b []byte, name string, v any) ([]byte, error) {
+	j, err := wire.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 1 {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, j...), nil
 }
 
 // errArgs reports arguments from JS that the binding cannot use; JS checks

@@ -30,6 +30,7 @@ type jsOptions struct {
 	ReconnectMaxDelayMs     float64
 	RevisionHint            string
 	Seeds                   []mcplive.Seed
+	Prior                   *mcplive.Prior
 }
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
@@ -128,6 +129,11 @@ func readOptions(v safejs.Value) (jsOptions, error) {
 	if sv, ok := r.get("seeds", "an array", safejs.TypeObject); ok {
 		o.Seeds = readSeeds(sv)
 	}
+	// The server/discover result the catalog cache kept, as text, and
+	// when it was asked for (ms since the epoch).
+	if d := r.str("prior"); d != "" {
+		o.Prior = &mcplive.Prior{Discover: []byte(d), Received: time.UnixMilli(int64(r.num("priorReceivedAt")))}
+	}
 	return o, r.err
 }
 
@@ -181,6 +187,7 @@ func parseOptions(v safejs.Value) (*mcplive.Options, mcplive.Header, error) {
 		HeartbeatTimeout:  ms(o.HeartbeatTimeoutMs),
 		RevisionHint:      o.RevisionHint,
 		Seeds:             o.Seeds,
+		Prior:             o.Prior,
 		Reconnect: mcplive.ReconnectOptions{
 			Disabled:     o.Reconnect != nil && !*o.Reconnect,
 			InitialDelay: ms(o.ReconnectInitialDelayMs),

@@ -31,6 +31,8 @@ func TestReadOptions(t *testing.T) {
 		"reconnect":               false,
 		"reconnectInitialDelayMs": 10,
 		"reconnectMaxDelayMs":     2000,
+		"prior":                   `{"supportedVersions":["2026-07-28"]}`,
+		"priorReceivedAt":         1700000000123,
 		"unknown":                 "ignored",
 	}))
 	opts, headers, err := parseOptions(o)
@@ -52,10 +54,14 @@ func TestReadOptions(t *testing.T) {
 		t.Errorf("options = %v, want %v", got, want)
 	}
 
+	if p := opts.Prior; p == nil || string(p.Discover) != `{"supportedVersions":["2026-07-28"]}` || p.Received.UnixMilli() != 1700000000123 {
+		t.Errorf("Prior = %+v", p)
+	}
+
 	// Nothing given: the defaults (0), no headers, reconnecting.
 	for _, v := range []safejs.Value{safejs.Safe(js.ValueOf(map[string]any{})), safejs.Undefined(), safejs.Null()} {
 		opts, headers, err := parseOptions(v)
-		if err != nil || headers != nil || opts.RequestTimeout != 0 || opts.Reconnect.Disabled || opts.ClientInfo.Name != "" {
+		if err != nil || headers != nil || opts.RequestTimeout != 0 || opts.Reconnect.Disabled || opts.ClientInfo.Name != "" || opts.Prior != nil {
 			t.Errorf("empty options: %+v, %v, %v", opts, headers, err)
 		}
 	}

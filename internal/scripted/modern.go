@@ -22,7 +22,8 @@ type ModernOptions struct {
 	// Ack narrows what a listen asked for to what the server acknowledges
 	// (nil acknowledges the whole request).
 	Ack func(requested map[string]json.RawMessage) map[string]json.RawMessage
-	// TTLMs and CacheScope go into every list page ("" leaves both out).
+	// TTLMs and CacheScope go into every list page ("" leaves both out);
+	// TTLMs into server/discover's result too (0 leaves it out).
 	TTLMs      int
 	CacheScope string
 	// EmptyCursors makes the second page's cursor "" (valid in this
@@ -285,12 +286,16 @@ func (s *Server) modernAnswer(r *Request) (result any, rerr *rpcError, ok bool) 
 	}
 	switch r.Method {
 	case "server/discover":
-		return map[string]any{
+		res := map[string]any{
 			"resultType":        "complete",
 			"supportedVersions": []string{ModernVersion},
 			"capabilities":      s.caps,
-			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "scripted", "version": "1.0.0"}},
-		}, nil, true
+			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "scripted", "version": s.serverVersion()}},
+		}
+		if s.modern.TTLMs != 0 {
+			res["ttlMs"] = s.modern.TTLMs
+		}
+		return res, nil, true
 	case "tools/call", "prompts/get", "resources/read":
 		if s.modern.Answer != nil {
 			if res := s.modern.Answer(r); res != nil {

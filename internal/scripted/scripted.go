@@ -85,6 +85,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	caps     json.RawMessage
+	version  string // the serverInfo's version ("" is "1.0.0")
 	pageSize int
 	lists    map[string][]json.RawMessage
 	counts   map[string]int
@@ -186,6 +187,21 @@ func (s *Server) SetCaps(caps string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.caps = json.RawMessage(caps)
+}
+
+// SetVersion changes the version in the serverInfo sent from now on.
+func (s *Server) SetVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = v
+}
+
+// serverVersion is the serverInfo's version. Called with s.mu held.
+func (s *Server) serverVersion() string {
+	if s.version == "" {
+		return "1.0.0"
+	}
+	return s.version
 }
 
 // Set replaces the list of kind. It sends no notification.
@@ -387,7 +403,7 @@ func (s *Server) answer(r *Request) (any, *rpcError) {
 		return map[string]any{
 			"protocolVersion": p.ProtocolVersion,
 			"capabilities":    s.caps,
-			"serverInfo":      map[string]any{"name": "scripted", "version": "1.0.0"},
+			"serverInfo":      map[string]any{"name": "scripted", "version": s.serverVersion()},
 		}, nil
 	case "ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel":
 		return map[string]any{}, nil

@@ -202,7 +202,11 @@ function decode(raw, server, ctx) {
   for (const [uri, r] of Object.entries(body.reads ?? {})) {
     if (r !== null && typeof r === "object" && r.result !== null && typeof r.result === "object") reads[uri] = { result: r.result, ttlMs: num(r.ttlMs), cacheScope: r.cacheScope === "public" ? "public" : "private", receivedAt: num(r.receivedAt) };
   }
-  return { revision: typeof body.revision === "string" ? body.revision : "", lists, reads };
+  const d = body.discover;
+  const discover = d !== null && typeof d === "object" && d.result !== null && typeof d.result === "object" && !Array.isArray(d.result)
+    ? { result: d.result, ttlMs: num(d.ttlMs), cacheScope: d.cacheScope === "public" ? "public" : "private", receivedAt: num(d.receivedAt) }
+    : null;
+  return { revision: typeof body.revision === "string" ? body.revision : "", lists, reads, discover };
 }
 
 /** The most resources/read results a record keeps, per scope. */
@@ -242,7 +246,7 @@ export function openCache(option, url, contextPromise, logger) {
   }
   const call = async (op, ...args) => adapter[op](...args);
   let ctx = null; // the current context's key
-  const state = { revision: "", lists: { public: {}, private: {} }, reads: { public: {}, private: {} } };
+  const state = { revision: "", lists: { public: {}, private: {} }, reads: { public: {}, private: {} }, discover: { public: null, private: null } };
 
   /** fetch gets the raw records of keys (one transaction where the storage can). */
   async function fetch(keys) {
@@ -265,7 +269,7 @@ export function openCache(option, url, contextPromise, logger) {
     }
   }
 
-  /** load reads both records: { revision, lists: { kind: entry }, reads: { uri: entry } }. */
+  /** load reads both records: { revision, lists: { kind: entry }, reads: { uri: entry }, discover: entry or null }. */
   async function load() {
     let context = null;
     try {
@@ -283,13 +287,19 @@ export function openCache(option, url, contextPromise, logger) {
       pickScope(pub, "public");
     }
     if (priv) pickScope(priv, "private");
-    return { revision: state.revision, lists: { ...state.lists.public, ...state.lists.private }, reads: { ...state.reads.public, ...state.reads.private } };
+    return {
+      revision: state.revision,
+      lists: { ...state.lists.public, ...state.lists.private },
+      reads: { ...state.reads.public, ...state.reads.private },
+      discover: state.discover.private ?? state.discover.public,
+    };
   }
 
   /** pickScope keeps what a record of scope holds, of that scope only. */
   function pickScope(rec, scope) {
     for (const [k, v] of Object.entries(rec.lists)) if (v.cacheScope === scope) state.lists[scope][k] = v;
     for (const [u, v] of Object.entries(rec.reads)) if (v.cacheScope === scope) state.reads[scope][u] = v;
+    if (rec.discover?.cacheScope === scope) state.discover[scope] = rec.discover;
   }
 
   let pending = null; // the scopes to write at the end of this task
@@ -309,7 +319,7 @@ export function openCache(option, url, contextPromise, logger) {
     for (const scope of scopes) {
       if (scope === "private" && ctx === null) continue; // no context known: nothing private is kept
       const c = scope === "public" ? null : ctx;
-      const body = { server, context: c, savedAt: Date.now(), revision: state.revision, lists: state.lists[scope], reads: state.reads[scope] };
+      const body = { server, context: c, savedAt: Date.now(), revision: state.revision, lists: state.lists[scope], reads: state.reads[scope], discover: state.discover[scope] };
       let value;
       try {
         value = encode(body);
@@ -384,6 +394,24 @@ export function openCache(option, url, contextPromise, logger) {
     }
   }
 
+  /**
+   * putDiscover keeps the server's server/discover result (the 2026-07-28
+   * era), asked for at receivedAt, in the record its cacheScope names;
+   * null forgets it (a server of the legacy era now). connect hands it to
+   * the next session (Options.Prior in the Go package).
+   */
+  function putDiscover(result, receivedAt) {
+    const entry = result !== null && typeof result === "object"
+      ? { result, ttlMs: num(result.ttlMs), cacheScope: result.cacheScope === "public" ? "public" : "private", receivedAt }
+      : null;
+    for (const scope of ["public", "private"]) {
+      const keep = entry?.cacheScope === scope ? entry : null;
+      if (keep === null && state.discover[scope] === null) continue;
+      state.discover[scope] = keep;
+      schedule(scope);
+    }
+  }
+
   function setRevision(r) {
     if (r && r !== state.revision) {
       state.revision = r;
@@ -403,10 +431,11 @@ export function openCache(option, url, contextPromise, logger) {
     ctx = next;
     state.lists.private = {};
     state.reads.private = {};
+    state.discover.private = null;
     if (old !== null) {
       writing = writing.then(() => call("delete", recordKey(server, old))).catch((err) => warn(`the storage failed (delete): ${err?.message ?? err}`, { err }));
     }
   }
 
-  return { load, putList, dropList, getRead, putRead, dropRead, setRevision, setContext, settled: () => writing.then(() => {}) };
+  return { load, putList, dropList, getRead, putRead, dropRead, putDiscover, setRevision, setContext, settled: () => writing.then(() => {}) };
 }

@@ -10,7 +10,7 @@ import { KINDS } from "./kinds.js";
 import { createResourceSubscriptions } from "./resources.js";
 import { abortError, namedError } from "./errors.js";
 import { discardEarly } from "./dial.js";
-import { checkObject, ms } from "./options.js";
+import { checkObject, ms, PROTOCOL_VERSIONS } from "./options.js";
 import { fresh, rememberRevision, rememberedRevision } from "./cache.js";
 import { createHooks } from "./clienthooks.js";
 import { createCalls, CALL_OPTIONS } from "./clientcalls.js";
@@ -145,6 +145,15 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
     const revision = goOptions.protocolVersion ? "" : kept?.revision || rememberedRevision(url);
     if (revision) opts.revisionHint = revision;
     if (kept) opts.seeds = seedsFor(kept.lists);
+    // The kept server/discover result: the session starts with it instead
+    // of asking first (era.go: adopt), and asks beside its first requests
+    // unless it is still fresh; a fresh one is not written again.
+    const prior = (revision || goOptions.protocolVersion) === PROTOCOL_VERSIONS[0] && kept?.discover ? kept.discover : null;
+    if (prior) {
+      opts.prior = JSON.stringify(prior.result);
+      opts.priorReceivedAt = prior.receivedAt;
+    }
+    const askedAt = Date.now();
     for (;;) {
       id = rt.clientId();
       release = rt.hold(); // Go's timers keep Node alive while this client lives
@@ -176,6 +185,7 @@ export function createClient(start, { url, goOptions, signal, token, fetch, onEl
     if (!goOptions.protocolVersion) rememberRevision(url, info.protocolVersion);
     if (cache) {
       if (!goOptions.protocolVersion) cache.setRevision(info.protocolVersion);
+      if (!(prior && fresh(prior))) cache.putDiscover(info.discover ?? null, askedAt);
       for (const kind of KINDS) keep(kind);
     }
     // Lists may differ per authorization: a new one (a sign-in, a step-up,

@@ -161,6 +161,54 @@ describe("open() and the catalog cache", { timeout: 30000 }, () => {
     }
   });
 
+  test("the kept server/discover result: the next connect lists at once and asks beside; a fresh one is not asked again", async () => {
+    const u = server.mcp + "?prior=1";
+    const storage = mapStorage();
+    let written = storage.written();
+    const c1 = await connect(u, { cache: storage });
+    assert.equal(c1.protocolVersion, "2026-07-28");
+    await written;
+    await c1.close();
+    assert.match([...storage.map.values()].join("\n"), /"discover":\{"result":\{[^]*"supportedVersions"/, "the record keeps the discover result");
+
+    // server/discover's answer held: a client that waited for it would
+    // list nothing.
+    let from = (await server.control("requests")).requests.length;
+    await server.control("hold", { on: true, method: "server/discover" });
+    let c2;
+    try {
+      c2 = open(u, { cache: storage });
+      for (;;) {
+        const rpcs = (await server.control("requests")).requests.slice(from).map((r) => r.rpc);
+        if (rpcs.includes("tools/list")) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      await server.control("hold", { on: false });
+    }
+    await c2.ready;
+    assert.equal(await count(server, "server/discover", from), 1, "server/discover asked beside the first requests");
+    assert.equal(c2.serverInfo.name, "mcplive-testserver");
+    await c2.close();
+
+    // A discover result with a ttlMs: kept, then not asked while fresh.
+    await server.control("cache", { ttlMs: 600000, scope: "public" });
+    try {
+      written = storage.written();
+      const c3 = await connect(u, { cache: storage });
+      await written;
+      await c3.close();
+      from = (await server.control("requests")).requests.length;
+      const c4 = await connect(u, { cache: storage });
+      assert.equal(await count(server, "server/discover", from), 0, "a fresh discover result is not asked again");
+      assert.equal(c4.protocolVersion, "2026-07-28");
+      assert.deepEqual(c4.capabilities.tools, { listChanged: true });
+      await c4.close();
+    } finally {
+      await server.control("cache", {});
+    }
+  });
+
   test("private results are kept under a hash of the authorization context and never shown to another", async () => {
     await server.control("cache", { ttlMs: 600000, scope: "private" });
     try {

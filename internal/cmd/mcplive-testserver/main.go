@@ -35,8 +35,8 @@
 //	/control/sessions         {}               {"ok":true,"sessions":N}
 //	/control/cache            {"ttlMs","scope"} the ttlMs and cacheScope of every list and read result
 //	                                           from now on ({} gives go-sdk's own: 0, "public")
-//	/control/hold             {"on"}           on: every MCP request waits, its answer held back, until
-//	                                           {"on":false}
+//	/control/hold             {"on","method"?} on: every MCP request (of method, when given) waits, its
+//	                                           answer held back, until {"on":false}
 //	/control/legacy           {"on"}           on: server/discover is refused (-32601), as a 2025-11-25
 //	                                           server does
 //	/control/require          {"token"?,"header"?,"value"?}  from now on a Streamable HTTP request
@@ -206,6 +206,7 @@ type testServer struct {
 	ttlMs     int                // /control/cache: the ttlMs and cacheScope of every cacheable result
 	scope     string
 	held      chan struct{} // /control/hold: closed when held requests may go on (nil: none held)
+	heldRPC   string        // /control/hold's method: only its requests are held ("": all)
 	legacy    bool          // /control/legacy: server/discover is refused, as by a 2025-11-25 server
 }
 
@@ -447,6 +448,7 @@ type controlReq struct {
 	TTLMs       int             `json:"ttlMs"`
 	Scope       string          `json:"scope"`
 	On          bool            `json:"on"`
+	Method      string          `json:"method"`
 }
 
 // hold is the middleware of /control/hold: while on, every request waits
@@ -455,6 +457,9 @@ func (s *testServer) hold(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.mu.Lock()
 		ch := s.held
+		if s.heldRPC != "" && s.heldRPC != method {
+			ch = nil
+		}
 		legacy := s.legacy
 		s.mu.Unlock()
 		if legacy && method == "server/discover" {
@@ -495,6 +500,7 @@ func (s *testServer) control(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case req.On && s.held == nil:
 			s.held = make(chan struct{})
+			s.heldRPC = req.Method
 		case !req.On && s.held != nil:
 			close(s.held)
 			s.held = nil
