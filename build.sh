@@ -229,6 +229,8 @@ test_go() {
   GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" ./wasm/ ./bench/floor .
   GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags printfvet ./wasm/
   GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags mcplive_rawitems ./wasm/
+  # The bench's fat floor (BENCH_FAT_FLOOR=1) builds with these tags.
+  GOOS=js GOARCH=wasm go vet -modfile="$(wasm/modfile.sh)" -tags 'fatfloor mcplive_rawitems' ./bench/floor
   say "gofmt"
   local bad; bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './js/node_modules/*'))
   [ -z "$bad" ] || die "gofmt needed on: $bad"

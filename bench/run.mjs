@@ -92,6 +92,8 @@ const SECTIONS_WANTED = (process.argv.find((a) => a.startsWith("--sections=")) ?
 // falls back to initialize: one more round trip at connect, as against any
 // 2025-11-25 server. (mcplive runs with its defaults: its protocolVersion
 // option would pin a revision and skip the probe.)
+const FAT_FLOOR = process.env.BENCH_FAT_FLOOR === "1";
+
 const SECTIONS = [
   {
     id: "ws",
@@ -104,6 +106,9 @@ const SECTIONS = [
       { key: "ts-relist", name: "TS SDK 1.x, re-list every notification", page: "ts.html?transport=ws&era=2025-11-25&mode=relist" },
       // The floor of this section's rows: see bench/floor/main.go.
       { key: "floor", name: "floor: Go wasm + coder/websocket, no library", page: "floor.html?transport=ws&era=2025-11-25", floor: true },
+      // BENCH_FAT_FLOOR=1: the floor with mcplive's package linked in and
+      // never called (bench/floor/fat.go): what the wasm's size alone costs.
+      ...(FAT_FLOOR ? [{ key: "floor-fat", name: "fat floor: the floor + mcplive linked, never called", page: "floor.html?transport=ws&era=2025-11-25&wasm=floor-fat", floor: true }] : []),
     ],
   },
   {
@@ -286,6 +291,19 @@ function buildFloor() {
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
+  if (FAT_FLOOR) {
+    // As mcplive's wasm: the items' raw JSON (no encoding/json), the data
+    // segments merged.
+    const fat = path.join(BENCH, "dist", "floor-fat.wasm");
+    execFileSync(GO, ["build", `-modfile=${modfile}`, "-tags", "fatfloor mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", fat, "./bench/floor"], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
+    });
+    execFileSync(GO, ["run", "./internal/cmd/wasmmerge", "-q", fat], { cwd: ROOT, stdio: "inherit" });
+    const f = fs.readFileSync(fat);
+    console.log(`bench: fat floor: ${f.length} bytes raw, ${brotli(f)} brotli`);
+  }
   const b = fs.readFileSync(out);
   return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length, brotli: brotli(b) };
 }
@@ -1064,7 +1082,7 @@ function mainRows(what, W, keys, row) {
 }
 
 // short names the ratio columns use.
-const SHORT = { "mcplive-nocache": "mcplive no cache", "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor" };
+const SHORT = { "mcplive-nocache": "mcplive no cache", "mcplive-before": "mcplive@before", "ts-auto": "TS auto", "ts-relist": "TS re-list", floor: "floor", "floor-fat": "fat floor" };
 
 function table(sec) {
   const R = results[sec.id] ?? {};
