@@ -93,7 +93,7 @@ build_wasm() {
     via=$(echo "$deps" | grep -E " $pkg( |\$)" | cut -d' ' -f1 | tr '\n' ' ' || true)
     [ -z "$via" ] || die "the wasm imports $pkg (imported by: $via). Wasm-side code formats with internal/printf (printf.Errorf and printf.Sprintf: fmt's output for %s %d %q %v %w %T) or errors.New, strconv and string concatenation; JSON values are mcplive.RawMessage (not json.RawMessage) and are read and written with internal/jsontext; for a dependency, see wasm/modfile.sh's patches. List the importers: GOOS=js GOARCH=wasm go list -modfile=\$(wasm/modfile.sh) -tags mcplive_rawitems -deps -f '{{.ImportPath}}: {{.Imports}}' ./wasm | grep -w $pkg"
   done
-  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w" -o js/mcplive.wasm ./wasm
+  GOOS=js GOARCH=wasm go build -modfile="$modfile" -tags mcplive_rawitems -trimpath -ldflags="-s -w -buildid=" -o js/mcplive.wasm ./wasm
   # Go's linker writes one data segment per run of non-zero bytes (56,908 of
   # them, 453 KB of headers, on 2026-12-07): merged where less than 64 bytes
   # apart, the download is ~66 KB smaller brotli and the program the same

@@ -257,7 +257,7 @@ function buildPackage(name, rev) {
   const modfile = fs.existsSync(path.join(dir, "wasm", "modfile.sh"))
     ? ["-modfile=" + execFileSync("bash", [path.join(dir, "wasm", "modfile.sh")], { cwd: dir, encoding: "utf8" }).trim()]
     : [];
-  execFileSync(GO, ["build", ...modfile, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", out, "./wasm"], {
+  execFileSync(GO, ["build", ...modfile, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w -buildid=", "-o", out, "./wasm"], {
     cwd: dir,
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
@@ -286,7 +286,7 @@ function buildFloor() {
   const out = path.join(BENCH, "dist", "floor.wasm");
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const modfile = execFileSync("bash", [path.join(ROOT, "wasm", "modfile.sh")], { cwd: ROOT, encoding: "utf8" }).trim();
-  execFileSync(GO, ["build", `-modfile=${modfile}`, "-trimpath", "-ldflags=-s -w", "-o", out, "./bench/floor"], {
+  execFileSync(GO, ["build", `-modfile=${modfile}`, "-trimpath", "-ldflags=-s -w -buildid=", "-o", out, "./bench/floor"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
@@ -295,7 +295,7 @@ function buildFloor() {
     // As mcplive's wasm: the items' raw JSON (no encoding/json), the data
     // segments merged.
     const fat = path.join(BENCH, "dist", "floor-fat.wasm");
-    execFileSync(GO, ["build", `-modfile=${modfile}`, "-tags", "fatfloor mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", fat, "./bench/floor"], {
+    execFileSync(GO, ["build", `-modfile=${modfile}`, "-tags", "fatfloor mcplive_rawitems", "-trimpath", "-ldflags=-s -w -buildid=", "-o", fat, "./bench/floor"], {
       cwd: ROOT,
       stdio: "inherit",
       env: { ...process.env, GOOS: "js", GOARCH: "wasm" },

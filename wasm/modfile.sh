@@ -39,7 +39,7 @@ for m in "${mods[@]}"; do
   read -r mod _ patchfile <<<"$m"
   stamp="$stamp $(go list -m -f '{{.Version}}' "$mod")"
 done
-stamp="$stamp $(sha256sum wasm/coder-websocket.patch wasm/safejs.patch go.mod go.sum | sha256sum | cut -c1-16)"
+stamp="$stamp $(sha256sum wasm/modfile.sh wasm/coder-websocket.patch wasm/safejs.patch go.mod go.sum | sha256sum | cut -c1-16)"
 if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
   # Made aside and moved in place: a build that runs beside this one reads
   # either the old copy or the new one.
@@ -70,7 +70,11 @@ if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ]; then
       echo "wasm/modfile.sh: $patchfile does not apply to $mod $ver; update the patch (see the top of wasm/modfile.sh)" >&2
       exit 1
     fi
-    printf '\nreplace %s => %s\n' "$mod" "$out/$dir" >>"$tmp/go.mod"
+    # Relative to the module's root (where go.mod is): the build info in
+    # the wasm records the path as written, so an absolute one would put
+    # this checkout's location into every download and make the bytes
+    # depend on where it was built.
+    printf '\nreplace %s => ./.build/wasm/%s\n' "$mod" "$dir" >>"$tmp/go.mod"
   done
   echo "$stamp" >"$tmp/stamp"
   rm -rf "$out.old"

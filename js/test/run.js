@@ -55,7 +55,7 @@ const shipped = path.join(js, "mcplive.wasm");
 const missing = !existsSync(shipped) || !existsSync(path.join(js, "wasm_exec.js"));
 if (missing || statSync(shipped).mtimeMs < newestSource()) {
   console.log(`npm test: js/mcplive.wasm ${missing ? "missing" : "older than the Go sources"}, building it (../build.sh does this with the size check)`);
-  run("go", ["build", modflag, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
+  run("go", ["build", modflag, "-tags", "mcplive_rawitems", "-trimpath", "-ldflags=-s -w -buildid=", "-o", path.join(js, "mcplive.wasm"), "./wasm"], {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
   });
@@ -76,7 +76,7 @@ const stdioBin = path.join(cache, "mcplive-stdioserver");
 // as cmd/mcplive-bridge's tests do, so that each finds the packages compiled.
 run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", bridgeBin, "./cmd/mcplive-bridge"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
 run("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", stdioBin, "./internal/cmd/mcplive-stdioserver"], { cwd: root, env: { ...process.env, CGO_ENABLED: "0" } });
-run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w", "-o", testWasm, "./wasm"], {
+run("go", ["build", modflag, "-tags", "mcplivetest,mcplive_rawitems", "-trimpath", "-ldflags=-s -w -buildid=", "-o", testWasm, "./wasm"], {
   cwd: root,
   env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
 });
