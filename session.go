@@ -240,24 +240,29 @@ func (s *Session) requestPage(ctx context.Context, method string, cursor *string
 // requestVia sends a request whose params are ready with the jsonrpc.Connection
 // call given, and names its errors.
 func requestVia[R any](ctx context.Context, s *Session, method string, params any, call func(context.Context, string, any) (R, error)) (R, error) {
-	var none R
 	// The connection bounds the request by s.opts.RequestTimeout
 	// (jsonrpc.New).
 	raw, err := call(ctx, method, params)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// The request timeout, not a deadline of the caller's ctx
-			// (that one is reported as the caller's context error,
-			// below).
-			return none, printf.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
-		}
-		var rpcErr *RPCError
-		if errors.As(err, &rpcErr) {
-			return none, err
-		}
-		return none, namedFor(method, err)
+		var none R
+		return none, s.requestFailed(ctx, method, err)
 	}
 	return raw, nil
+}
+
+// requestFailed is requestVia's error, apart from it: once for every
+// result type (each instantiation of a generic is wasm code of its own).
+func (s *Session) requestFailed(ctx context.Context, method string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// The request timeout, not a deadline of the caller's ctx (that
+		// one is reported as the caller's context error, below).
+		return printf.Errorf("%s: no answer within %v: %w", method, s.opts.RequestTimeout, ErrTimeout)
+	}
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		return err
+	}
+	return namedFor(method, err)
 }
 
 // requestLong sends a long-lived request: no request timeout bounds it
