@@ -99,6 +99,9 @@ build_wasm() {
   # apart, the download is ~66 KB smaller brotli and the program the same
   # (internal/cmd/wasmmerge). js/test/run.js merges the wasm it builds too.
   go run ./internal/cmd/wasmmerge js/mcplive.wasm || die "merging the wasm's data segments failed (internal/cmd/wasmmerge)"
+  # Every user downloads it: nothing of the machine that built it
+  # (wasm/modfile.sh names the patched modules relative to the checkout).
+  ! grep -a -q -F "$PWD" js/mcplive.wasm || die "js/mcplive.wasm records this checkout's path ($PWD): a replace in .build/wasm/go.mod is absolute (wasm/modfile.sh)"
   # Nor encoding/json's decoder (~190 KB of code) or encoder (~220 KB with
   # the reflection it keeps): the wasm reads JSON with the package's own
   # readers (jsonwire*.go) and writes it with its own writer (jsonenc.go),
