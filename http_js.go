@@ -384,6 +384,10 @@ func writeRefused(error) bool { return false }
 // unwritten: fetch does not tell whether a failed request was sent.
 func unwritten(error) bool { return false }
 
+// closedUnder: fetch does not close one request's connection for
+// another's cancellation.
+func closedUnder(error) bool { return false }
+
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {
 	if len(s) < 2 || s[0] != 'E' {

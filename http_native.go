@@ -4,6 +4,7 @@ package mcplive
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -53,6 +54,9 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 			if !wrote.Load() || closedIdle(err) {
 				return nil, &unwrittenError{err}
 			}
+			if r.ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+				return nil, &closedUnderError{err}
+			}
 			return nil, err
 		}
 		return &httpResponse{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header,
@@ -93,6 +97,27 @@ type unwrittenError struct{ err error }
 
 func (e *unwrittenError) Error() string { return e.err.Error() }
 func (e *unwrittenError) Unwrap() error { return e.err }
+
+// closedUnderError is the error of a request written on a kept-alive
+// connection that net/http then closed because of another request's
+// cancellation: net/http puts a connection back among the idle ones as
+// soon as an answer without a body has been read, before the request it
+// answered has seen it; when that request's context ends in between, its
+// cancellation closes the connection, which by then carries the next
+// request, and that request fails with the other one's context error
+// (Go 1.26). The server is fine, and may have got the request.
+type closedUnderError struct{ err error }
+
+func (e *closedUnderError) Error() string {
+	return "the HTTP connection was closed under the request by another request's cancellation (" + e.err.Error() + ")"
+}
+
+// closedUnder reports a request whose connection net/http closed because
+// of another request's cancellation (closedUnderError).
+func closedUnder(err error) bool {
+	var u *closedUnderError
+	return errors.As(err, &u)
+}
 
 // closedIdle reports net/http's errServerClosedIdle (unexported): the
 // server had closed the kept-alive connection the request was written on

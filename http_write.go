@@ -106,6 +106,27 @@ func (c *httpConn) writePost(p post) (err error) {
 	}()
 
 	resp, err := c.send(reqCtx, methodPost, msg, m, "")
+	if err != nil && closedUnder(err) && ctx.Err() == nil {
+		if m.IsRequest() {
+			// The request may have reached the server: one that is safe
+			// to send again is, any other fails alone (lost).
+			why := err
+			handedOff = c.goTracked(func() {
+				defer stop()
+				defer cancel()
+				c.lost(p, why, 0)
+			})
+			if handedOff {
+				return nil
+			}
+		} else if p.resends < maxResends {
+			// A notification or a response: the server ignores a second
+			// copy (a cancellation of a request it no longer runs, an
+			// answer it already has), and losing it would cost more.
+			p.resends++
+			return c.writePost(p)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil && m.IsRequest() && c.legacy(m) {
 			// The request may have reached the server: tell it to stop,
