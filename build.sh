@@ -148,6 +148,10 @@ cmd_size() {
   GOOS=js GOARCH=wasm go list -modfile="$modfile" -tags mcplive_rawitems -deps ./wasm >"$tmp/deps"
   say "js/mcplive.wasm by package (code by function name; ~brotli: each package's code compressed alone, scaled to the file's brotli size)"
   go run ./internal/cmd/wasmsize -deps "$tmp/deps" -brotli "$(brotli_size js/mcplive.wasm)" -top "${TOP:-40}" "$tmp/named.wasm"
+  if [ -n "${FUNCS:-}" ]; then
+    say "functions matching $FUNCS (raw bytes of code)"
+    go run ./internal/cmd/wasmsize -funcs "$FUNCS" "$tmp/named.wasm"
+  fi
   rm -rf "$tmp"
 }
 

@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -30,6 +31,7 @@ func main() {
 	deps := flag.String("deps", "", "a file of the program's import paths, one a line (go list -deps): names them in the report as paths")
 	brotli := flag.Int("brotli", 0, "the whole file's brotli size, to scale the compressed column to (0: DEFLATE sizes, unscaled)")
 	top := flag.Int("top", 40, "rows to print (the rest summed in one)")
+	funcs := flag.String("funcs", "", "a regular expression: print the functions whose names match it, largest first, instead of the report")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: wasmsize [-brotli N] [-top 40] named.wasm")
@@ -49,6 +51,17 @@ func main() {
 		}
 		paths = strings.Fields(string(d))
 	}
+	if *funcs != "" {
+		re, err := regexp.Compile(*funcs)
+		if err == nil {
+			err = printFuncs(os.Stdout, b, re)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wasmsize:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rows, err := report(b, paths)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmsize:", err)
@@ -63,6 +76,68 @@ type row struct {
 	raw  int
 	comp int // DEFLATE size of its bytes alone
 	fns  int
+}
+
+// printFuncs prints the size of each function whose name matches re,
+// largest first, and their sum.
+func printFuncs(w *os.File, wasm []byte, re *regexp.Regexp) error {
+	fns, err := funcSizes(wasm)
+	if err != nil {
+		return err
+	}
+	var matched []row
+	total := 0
+	for _, f := range fns {
+		if re.MatchString(f.name) {
+			matched = append(matched, f)
+			total += f.raw
+		}
+	}
+	sort.Slice(matched, func(i, j int) bool { return matched[i].raw > matched[j].raw })
+	for _, f := range matched {
+		fmt.Fprintf(w, "%8d  %s\n", f.raw, f.name)
+	}
+	fmt.Fprintf(w, "%8d  (%d functions)\n", total, len(matched))
+	return nil
+}
+
+// funcSizes returns every function of a module with a name section, by
+// name, with the size of its body.
+func funcSizes(wasm []byte) ([]row, error) {
+	r := &reader{b: wasm, pos: 8}
+	var imports int
+	var bodies [][]byte
+	var names map[int]string
+	for r.pos < len(r.b) {
+		id := r.byte()
+		body := r.bytes(int(r.u32()))
+		if r.err != nil {
+			return nil, r.err
+		}
+		var err error
+		switch id {
+		case 2:
+			imports, err = countFuncImports(body)
+		case 10:
+			bodies, err = readBodies(body)
+		case 0:
+			sr := &reader{b: body}
+			if sr.name() == "name" && sr.err == nil {
+				names, err = readNames(body[sr.pos:])
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if names == nil {
+		return nil, errors.New("no name section")
+	}
+	fns := make([]row, len(bodies))
+	for i, body := range bodies {
+		fns[i] = row{name: names[imports+i], raw: len(body), fns: 1}
+	}
+	return fns, nil
 }
 
 // report reads a module with a name section and returns one row per

@@ -70,6 +70,24 @@ func TestReportOnAGoProgram(t *testing.T) {
 	if total >= len(b) || total < len(b)*9/10 {
 		t.Errorf("rows add up to %d bytes of %d (the name section left out)", total, len(b))
 	}
+	fns, err := funcSizes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, mainMain := 0, 0
+	for _, f := range fns {
+		sum += f.raw
+		if f.name == "main.main" {
+			mainMain = f.raw
+		}
+	}
+	code := 0
+	for _, r := range rows[:len(rows)-2] { // the code rows, without data and the rest
+		code += r.raw
+	}
+	if sum != code || mainMain == 0 {
+		t.Errorf("funcSizes: %d functions, %d bytes (main.main %d); the report's code rows: %d bytes", len(fns), sum, mainMain, code)
+	}
 	if _, err := report(b[:len(b)/2], nil); err == nil {
 		t.Error("no error on a truncated module")
 	}
