@@ -166,7 +166,7 @@ func (c *httpConn) sendFailed(ctx context.Context, method string, established bo
 	if closedUnder(err) {
 		// Not the server's doing: the connection carries on (writePost
 		// sends the message again or fails this request alone).
-		return printf.Errorf("mcplive: %s %s: %w", method, shownURL(c.url), err)
+		return printf.Errorf("mcplive: %s %s: %w: %w", method, shownURL(c.url), ErrClosed, err)
 	}
 	if errors.Is(err, errRedirect) {
 		return c.dialErr(printf.Errorf("%w: %s %s: %w", ErrProtocol, method, shownURL(c.url), err), "")
