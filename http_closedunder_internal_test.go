@@ -19,32 +19,40 @@ import (
 // fails a request whose kept-alive connection another request's
 // cancellation closed under it (a race in net/http that no test can make
 // happen on purpose): sent, and the server got it, but no answer.
+// A request whose body holds one of the unwritten strings fails the same
+// way the first time, before it is written (it never reaches the server).
 type closeUnderRT struct {
-	rt   roundTripper
-	mu   sync.Mutex
-	hits map[string]int // hit string → how many requests held it
-	sent map[string]int // hit string → how many times it was sent
+	rt        roundTripper
+	mu        sync.Mutex
+	hits      map[string]int // hit string → how many requests held it
+	sent      map[string]int // hit string → how many times it was sent
+	unwritten map[string]bool
 }
 
 func (f *closeUnderRT) roundTrip(r *httpRequest) (*httpResponse, error) {
-	resp, err := f.rt.roundTrip(r)
 	f.mu.Lock()
-	hit := false
+	hit, written := false, true
 	for s, n := range f.hits {
 		if strings.Contains(string(r.Body), s) {
-			f.sent[s]++
+			f.hits[s]++
 			if n == 0 {
-				f.hits[s] = 1
-				hit = true
+				hit, written = true, !f.unwritten[s]
+			}
+			if written {
+				f.sent[s]++
 			}
 		}
 	}
 	f.mu.Unlock()
+	if hit && !written {
+		return nil, &closedUnderError{err: context.Canceled}
+	}
+	resp, err := f.rt.roundTrip(r)
 	if err != nil || !hit {
 		return resp, err
 	}
 	resp.Body.Close()
-	return nil, &closedUnderError{context.Canceled}
+	return nil, &closedUnderError{err: context.Canceled, written: true}
 }
 
 func (f *closeUnderRT) count(s string) int {
@@ -77,18 +85,20 @@ func (u underTransport) Connect(ctx context.Context) (Conn, error) {
 func TestConnectionClosedUnderARequest(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	calls := 0
+	calls := map[string]int{}
 	srv := mcptest.New(t, &mcptest.Options{Setup: func(s *mcp.Server) {
-		s.AddTool(mcptest.Tool("count"), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			mu.Lock()
-			calls++
-			mu.Unlock()
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
-		})
+		for _, name := range []string{"count", "again"} {
+			s.AddTool(mcptest.Tool(name), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				mu.Lock()
+				calls[name]++
+				mu.Unlock()
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+		}
 	}})
 	url := "http://" + strings.TrimPrefix(strings.TrimPrefix(srv.URL, "ws://"), "http://")
-	const initialized, list, call = `"notifications/initialized"`, `"tools/list"`, `"tools/call"`
-	rt := &closeUnderRT{hits: map[string]int{initialized: 0, list: 0, call: 0}, sent: map[string]int{}}
+	const initialized, list, call, again = `"notifications/initialized"`, `"tools/list"`, `"name":"count"`, `"name":"again"`
+	rt := &closeUnderRT{hits: map[string]int{initialized: 0, list: 0, call: 0, again: 0}, sent: map[string]int{}, unwritten: map[string]bool{again: true}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := NewSession(ctx, underTransport{&HTTPTransport{URL: url}, rt}, &Options{ProtocolVersion: "2025-11-25"})
@@ -101,8 +111,8 @@ func TestConnectionClosedUnderARequest(t *testing.T) {
 	}
 
 	tools, err := s.ListTools(ctx)
-	if err != nil || len(tools) != 1 {
-		t.Fatalf("ListTools = %d tools, %v; want the 1 tool, asked again", len(tools), err)
+	if err != nil || len(tools) != 2 {
+		t.Fatalf("ListTools = %d tools, %v; want the 2 tools, asked again", len(tools), err)
 	}
 	if n := rt.count(list); n != 2 {
 		t.Errorf("tools/list sent %d times, want 2", n)
@@ -115,11 +125,18 @@ func TestConnectionClosedUnderARequest(t *testing.T) {
 	if _, err := s.CallTool(ctx, "count", nil, nil); err != nil {
 		t.Fatalf("the next CallTool: %v", err)
 	}
+	// A call whose request was never written is sent again, and runs once.
+	if _, err := s.CallTool(ctx, "again", nil, nil); err != nil {
+		t.Fatalf("CallTool on a connection closed under it before the request was written: %v", err)
+	}
 	mu.Lock()
-	n := calls
+	n, m := calls["count"], calls["again"]
 	mu.Unlock()
 	if n != 2 || rt.count(call) != 2 {
-		t.Errorf("the server ran the tool %d times for %d tools/call; want 2 and 2: a call is never sent again", n, rt.count(call))
+		t.Errorf("the server ran the tool %d times for %d tools/call; want 2 and 2: a written call is never sent again", n, rt.count(call))
+	}
+	if m != 1 || rt.count(again) != 1 {
+		t.Errorf("the unwritten call ran %d times, was written %d times; want 1 and 1", m, rt.count(again))
 	}
 	select {
 	case <-s.Done():

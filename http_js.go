@@ -386,7 +386,7 @@ func unwritten(error) bool { return false }
 
 // closedUnder: fetch does not close one request's connection for
 // another's cancellation.
-func closedUnder(error) bool { return false }
+func closedUnder(error) (closed, written bool) { return false, false }
 
 // isSystemCode reports an errno name: E and capital letters.
 func isSystemCode(s string) bool {

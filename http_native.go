@@ -51,11 +51,11 @@ func (n netRoundTripper) roundTrip(r *httpRequest) (*httpResponse, error) {
 		}))
 		resp, err := n.rt.RoundTrip(req)
 		if err != nil {
+			if r.ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+				return nil, &closedUnderError{err: err, written: wrote.Load()}
+			}
 			if !wrote.Load() || closedIdle(err) {
 				return nil, &unwrittenError{err}
-			}
-			if r.ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-				return nil, &closedUnderError{err}
 			}
 			return nil, err
 		}
@@ -105,18 +105,26 @@ func (e *unwrittenError) Unwrap() error { return e.err }
 // answered has seen it; when that request's context ends in between, its
 // cancellation closes the connection, which by then carries the next
 // request, and that request fails with the other one's context error
-// (Go 1.26). The server is fine, and may have got the request.
-type closedUnderError struct{ err error }
+// (Go 1.26). The server is fine, and may have got the request if it was
+// written.
+type closedUnderError struct {
+	err     error
+	written bool
+}
 
 func (e *closedUnderError) Error() string {
 	return "the HTTP connection was closed under the request by another request's cancellation (" + e.err.Error() + ")"
 }
 
 // closedUnder reports a request whose connection net/http closed because
-// of another request's cancellation (closedUnderError).
-func closedUnder(err error) bool {
+// of another request's cancellation (closedUnderError), and whether it had
+// been written.
+func closedUnder(err error) (closed, written bool) {
 	var u *closedUnderError
-	return errors.As(err, &u)
+	if errors.As(err, &u) {
+		return true, u.written
+	}
+	return false, false
 }
 
 // closedIdle reports net/http's errServerClosedIdle (unexported): the

@@ -163,7 +163,7 @@ func (c *httpConn) sendFailed(ctx context.Context, method string, established bo
 		}
 		return ctx.Err()
 	}
-	if closedUnder(err) {
+	if closed, _ := closedUnder(err); closed {
 		// Not the server's doing: the connection carries on (writePost
 		// sends the message again or fails this request alone).
 		return printf.Errorf("mcplive: %s %s: %w: %w", method, shownURL(c.url), ErrClosed, err)

@@ -106,14 +106,22 @@ func (c *httpConn) writePost(p post) (err error) {
 	}()
 
 	resp, err := c.send(reqCtx, methodPost, msg, m, "")
-	if err != nil && closedUnder(err) && ctx.Err() == nil {
+	if closed, written := closedUnder(err); closed && ctx.Err() == nil {
 		if m.IsRequest() {
-			// The request may have reached the server: one that is safe
-			// to send again is, any other fails alone (lost).
+			// Never written, it is sent again; written, the server may
+			// have got it: one that is safe to send again is, any other
+			// fails alone (lost).
 			why := err
 			handedOff = c.goTracked(func() {
 				defer stop()
 				defer cancel()
+				if !written && p.resends < maxResends {
+					p.resends++
+					if err := c.writePost(p); err != nil {
+						c.failID(p.m.ID, err)
+					}
+					return
+				}
 				c.lost(p, why, 0)
 			})
 			if handedOff {
