@@ -507,7 +507,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 	if kind == "" {
 		kinds = Kinds
 	} else if _, ok := specOf(kind); !ok {
-		return printf.Errorf("mcplive: refresh: unknown list kind %q", kind)
+		return printf.Errorf("mcplive: refresh: unknown list kind %q", string(kind))
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout*time.Duration(1+len(kinds)))
 	defer cancel()
@@ -521,7 +521,7 @@ func (c *Client) Refresh(ctx context.Context, kind Kind) error {
 		spec, _ := specOf(k)
 		if !spec.offered(caps) {
 			if kind != "" {
-				return printf.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", k, ErrUnsupported, spec.capability)
+				return printf.Errorf("mcplive: refresh %s: %w (the server did not declare the %s capability)", string(k), ErrUnsupported, spec.capability)
 			}
 			continue
 		}
@@ -573,7 +573,7 @@ func (c *Client) sessionBut(ctx context.Context, method string, failed *Session)
 		case <-ch:
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), errRequestTimeout) {
-				return nil, printf.Errorf("%s: not connected within the request timeout (%s): %w", method, state, ErrTimeout)
+				return nil, printf.Errorf("%s: not connected within the request timeout (%s): %w", method, string(state), ErrTimeout)
 			}
 			return nil, printf.Errorf("%s: %w", method, ctx.Err())
 		}

@@ -67,7 +67,7 @@ func (c *Client) onSession(ctx context.Context, method string, fn func(context.C
 			return printf.Errorf("%s: %w", method, cerr)
 		}
 		if rctx.Err() != nil {
-			return printf.Errorf("%s: not connected within the request timeout (%s): %w", method, StateReconnecting, ErrTimeout)
+			return printf.Errorf("%s: not connected within the request timeout (%s): %w", method, string(StateReconnecting), ErrTimeout)
 		}
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) && ctx.Err() == nil {

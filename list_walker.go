@@ -132,7 +132,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 		// Fresh from an earlier run: no walk (caching, 2026-07-28).
 		cache, err = seeded(l.spec, seed, b)
 		if err != nil {
-			w.log.Warn("mcplive: a kept list does not read; walking it", "kind", l.spec.kind, "err", err)
+			w.log.Warn("mcplive: a kept list does not read; walking it", "kind", string(l.spec.kind), "err", err)
 			b = w.newBuilder(prev)
 		} else if prev.Len() == 0 {
 			al.runs = freshRuns(al.runsBuf[:0], b.items().Len())
@@ -142,7 +142,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 		cache, al.runs, err = relist(ctx, sess, l.spec, prev, b, al.runsBuf[:0])
 		var refused *cursorRefusedError
 		if errors.As(err, &refused) {
-			w.log.Info("mcplive: the server refused a cursor; walking the list again from its first page", "kind", l.spec.kind, "err", err.Error())
+			w.log.Info("mcplive: the server refused a cursor; walking the list again from its first page", "kind", string(l.spec.kind), "err", err.Error())
 			b = w.newBuilder(prev)
 			cache, al.runs, err = relist(ctx, sess, l.spec, prev, b, al.runsBuf[:0])
 		}
@@ -167,7 +167,7 @@ func (w *walker) run(ctx context.Context, cause Cause, since time.Time) {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return
 		}
-		w.log.Warn("mcplive: re-list failed; keeping the last items", "kind", l.spec.kind, "err", err)
+		w.log.Warn("mcplive: re-list failed; keeping the last items", "kind", string(l.spec.kind), "err", err)
 		l.setStatus(StatusError, err)
 	})
 }

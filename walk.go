@@ -234,7 +234,7 @@ func checkArray(spec kindSpec, p int, page listPage) error {
 	if page.array {
 		return nil
 	}
-	return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("page %d: the %s are not an array: %s", p+1, spec.kind, jsontext.Snippet(page.raw)))
+	return printf.Errorf("%s: %w", spec.method, jsonrpc.ProtocolError("page %d: the %s are not an array: %s", p+1, string(spec.kind), jsontext.Snippet(page.raw)))
 }
 
 func listTyped[T Item, PT rawSetter[T]](ctx context.Context, s *Session, kind Kind) ([]T, error) {

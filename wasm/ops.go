@@ -220,7 +220,7 @@ func resync(c *call) (any, error) {
 	fn := c.cl.resyncs[kind]
 	c.cl.mu.Unlock()
 	if fn == nil {
-		return nil, printf.Errorf("resync: %w: unknown list kind %q", errArgs, kind)
+		return nil, printf.Errorf("resync: %w: unknown list kind %q", errArgs, string(kind))
 	}
 	fn(causeResync)
 	return nil, nil

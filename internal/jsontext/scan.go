@@ -59,7 +59,7 @@ func ScanValue(b []byte, i, depth int) (int, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return scanNumber(b, i)
 	default:
-		return 0, printf.Errorf("%w: unexpected %q at offset %d", ErrSyntax, c, i)
+		return 0, printf.Errorf("%w: unexpected %q at offset %d", ErrSyntax, rune(c), i)
 	}
 }
 

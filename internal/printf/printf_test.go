@@ -36,11 +36,35 @@ func (errAndString) Error() string  { return "as error" }
 func (errAndString) String() string { return "as string" }
 
 var values = []any{
-	nil, "", "plain", "quote\"d\n\x00é", named("named"), 0, -42, int64(1 << 40), int32(-7), uint(7),
-	uint64(1 << 63), uint8(200), int8(-3), code(3), true, false, 1.5, 1e21, float32(0.1), 0.000001,
+	nil, "", "plain", "quote\"d\n\x00é", 0, -42, int64(1 << 40), int32(-7), uint(7),
+	uint64(1 << 63), uint32(1 << 31), true, false, 1.5, 1e21, 0.000001,
 	[]byte("bytes"), errors.New("an error"), &errT{"custom"}, (*errT)(nil), errAndString{},
 	stringer{"x"}, 1500 * time.Millisecond, time.Duration(0), strconv.ErrSyntax,
 	fmt.Errorf("wrapped: %w", errors.New("inner")),
+}
+
+// TestUnprintedKinds: a value of a named type of a plain kind without a
+// String method, or of a kind printf does not print, prints its type alone
+// (printf reads no values through reflection; TestPrintableOperands keeps
+// such values from its calls).
+func TestUnprintedKinds(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		v      any
+		want   string
+	}{
+		{"%s", named("x"), "%!s(printf_test.named)"},
+		{"%v", code(3), "%!v(printf_test.code)"},
+		{"%q", named("x"), "%!q(printf_test.named)"},
+		{"%T", code(3), "printf_test.code"},
+		{"%d", int8(-3), "%!d(int8)"},
+		{"%q", byte('x'), "%!q(uint8)"},
+		{"%v", float32(0.1), "%!v(float32)"},
+	} {
+		if got := printf.Sprintf(c.format, c.v); got != c.want {
+			t.Errorf("Sprintf(%q, %#v) = %q; want %q", c.format, c.v, got, c.want)
+		}
+	}
 }
 
 // TestMatchesFmt holds every verb of the package, with each kind of value
