@@ -154,7 +154,7 @@ var update = flag.Bool("update", false, "rewrite testdata/wordings.txt from the 
 // wasmPackages are the folders of the packages the wasm links (their
 // non-test files): every format string they pass to printf, fmt or
 // protocolError.
-var wasmPackages = []string{"../..", "../../wasm", "../jsontext", "../wire", "../methods", "../textframes"}
+var wasmPackages = []string{"../..", "../../wasm", "../jsontext", "../jsonrpc", "../wire", "../methods", "../textframes"}
 
 // TestEveryWording prints every format string of the wasm's packages with
 // sample operands (a string, a number, an error, a duration, by verb) and
