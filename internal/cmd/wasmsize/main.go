@@ -104,55 +104,34 @@ func printFuncs(w *os.File, wasm []byte, re *regexp.Regexp) error {
 // funcSizes returns every function of a module with a name section, by
 // name, with the size of its body.
 func funcSizes(wasm []byte) ([]row, error) {
-	r := &reader{b: wasm, pos: 8}
-	var imports int
-	var bodies [][]byte
-	var names map[int]string
-	for r.pos < len(r.b) {
-		id := r.byte()
-		body := r.bytes(int(r.u32()))
-		if r.err != nil {
-			return nil, r.err
-		}
-		var err error
-		switch id {
-		case 2:
-			imports, err = countFuncImports(body)
-		case 10:
-			bodies, err = readBodies(body)
-		case 0:
-			sr := &reader{b: body}
-			if sr.name() == "name" && sr.err == nil {
-				names, err = readNames(body[sr.pos:])
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
+	m, err := parseModule(wasm)
+	if err != nil {
+		return nil, err
 	}
-	if names == nil {
-		return nil, errors.New("no name section")
-	}
-	fns := make([]row, len(bodies))
-	for i, body := range bodies {
-		fns[i] = row{name: names[imports+i], raw: len(body), fns: 1}
+	fns := make([]row, len(m.bodies))
+	for i, body := range m.bodies {
+		fns[i] = row{name: m.names[m.imports+i], raw: len(body), fns: 1}
 	}
 	return fns, nil
 }
 
-// report reads a module with a name section and returns one row per
-// package of code, one for data and one for the rest of the file.
-func report(wasm []byte, paths []string) ([]row, error) {
-	pkgs := newNamer(paths)
+// module is what the report reads of a module with a name section.
+type module struct {
+	imports int // imported functions come first in the function index space
+	bodies  [][]byte
+	names   map[int]string // function index → name
+	data    []byte
+	other   []byte // the bytes of every other section, and the headers of code and data
+}
+
+// parseModule reads a module's sections; the name section (not in the
+// shipped wasm: -ldflags=-s) is read, not counted.
+func parseModule(wasm []byte) (*module, error) {
 	if !bytes.HasPrefix(wasm, []byte("\x00asm\x01\x00\x00\x00")) {
 		return nil, errors.New("not a WebAssembly module")
 	}
 	r := &reader{b: wasm, pos: 8}
-	var imports int // imported functions come first in the function index space
-	var bodies [][]byte
-	var names map[int]string
-	var data []byte
-	other := wasm[:8:8] // the bytes of every other section, and the headers of code and data
+	m := &module{other: wasm[:8:8]}
 	for r.pos < len(r.b) {
 		start := r.pos
 		id := r.byte()
@@ -163,33 +142,44 @@ func report(wasm []byte, paths []string) ([]row, error) {
 		var err error
 		switch id {
 		case 2:
-			imports, err = countFuncImports(body)
+			m.imports, err = countFuncImports(body)
 		case 10:
-			bodies, err = readBodies(body)
+			m.bodies, err = readBodies(body)
 		case 11:
-			data = body
+			m.data = body
 		case 0:
 			sr := &reader{b: body}
 			if sr.name() == "name" && sr.err == nil {
-				names, err = readNames(body[sr.pos:])
-				if err != nil {
+				if m.names, err = readNames(body[sr.pos:]); err != nil {
 					return nil, err
 				}
-				continue // not in the shipped wasm (-ldflags=-s): not counted
+				continue
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
 		if id != 10 && id != 11 {
-			other = append(other, wasm[start:r.pos]...)
+			m.other = append(m.other, wasm[start:r.pos]...)
 		} else {
-			other = append(other, wasm[start:r.pos-len(body)]...)
+			m.other = append(m.other, wasm[start:r.pos-len(body)]...)
 		}
 	}
-	if names == nil {
+	if m.names == nil {
 		return nil, errors.New("no name section: build without -ldflags=-s -w (./build.sh size does)")
 	}
+	return m, nil
+}
+
+// report reads a module with a name section and returns one row per
+// package of code, one for data and one for the rest of the file.
+func report(wasm []byte, paths []string) ([]row, error) {
+	pkgs := newNamer(paths)
+	m, err := parseModule(wasm)
+	if err != nil {
+		return nil, err
+	}
+	imports, bodies, names, data, other := m.imports, m.bodies, m.names, m.data, m.other
 	byPkg := map[string]*row{}
 	for i, body := range bodies {
 		pkg := pkgs.of(names[imports+i])
